@@ -1,0 +1,1 @@
+"""Torch-free agent interfaces and simple policies."""

@@ -1,0 +1,1 @@
+"""The environment hierarchy: structured envs, CoreEnv, MazeEnv and their interfaces."""

@@ -1,0 +1,1 @@
+"""Any gymnasium env as a MazeEnv with dict spaces."""

@@ -1,0 +1,1 @@
+"""Test helpers other packages reuse: the env checker and small fake envs."""

@@ -1,0 +1,207 @@
+"""Small deterministic envs with dict spaces, several sub-steps or several agents.
+
+They exist for tests (of this and of every other maze package): each is cheap, fully
+seeded by ``reset(seed=...)`` and exercises one structural feature.
+
+* :func:`build_dummy_maze_env` - flat env, dict observation with two keys, dict action
+  with a discrete, a continuous and a multi-binary head.
+* :func:`build_multi_step_env` - two sub-steps per env step (``0``: pick an item,
+  ``1``: place it), different spaces per sub-step, rewards split among the two actors.
+* :func:`build_multi_agent_env` - one sub-step, ``n_agents`` agents acting in turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+from gymnasium import spaces
+from maze.env.core.actor import ActorID, StepKeyType
+from maze.env.core.conversion import ActionConversionInterface, ObservationConversionInterface
+from maze.env.core.core_env import CoreEnv
+from maze.env.core.maze_env import MazeEnv
+
+__all__ = [
+    "FakeCoreEnv",
+    "build_dummy_maze_env",
+    "build_multi_step_env",
+    "build_multi_agent_env",
+]
+
+
+class _IdentityActionConversion(ActionConversionInterface):
+    """MazeActions are the action dicts themselves."""
+
+    def __init__(self, space: spaces.Dict) -> None:
+        self._space = space
+
+    def space_to_maze(self, action: dict[str, Any], maze_state: Any) -> dict[str, Any]:
+        return action
+
+    def maze_to_space(self, maze_action: Any) -> dict[str, Any]:
+        return maze_action
+
+    def space(self) -> spaces.Dict:
+        return self._space
+
+
+class _ObservationConversion(ObservationConversionInterface):
+    """Builds the observation of one sub-step from the MazeState with ``make_observation``."""
+
+    def __init__(self, space: spaces.Dict, make_observation: Callable[[dict], dict]) -> None:
+        self._space = space
+        self._make_observation = make_observation
+
+    def maze_to_space(self, maze_state: dict) -> dict[str, Any]:
+        return self._make_observation(maze_state)
+
+    def space(self) -> spaces.Dict:
+        return self._space
+
+
+class FakeCoreEnv(CoreEnv):
+    """A random-walk simulation shared by all fake envs.
+
+    The MazeState is a dict with a float vector ``position`` (4 entries), the env step
+    counter ``time`` and the sub-step/agent counters. Every action nudges the position;
+    the reward is minus the distance of the position from the origin. An episode
+    terminates when the position leaves the unit box and is truncated after
+    ``max_steps`` env steps.
+
+    Args:
+        step_keys: Sub-step keys in acting order (one entry for flat envs).
+        n_agents: Agents acting in turn within each sub-step.
+        max_steps: Env steps after which the episode is truncated.
+    """
+
+    def __init__(self, step_keys: tuple[StepKeyType, ...] = (0,), n_agents: int = 1, max_steps: int = 20) -> None:
+        super().__init__()
+        self.step_keys = step_keys
+        self.n_agents = n_agents
+        self.max_steps = max_steps
+        self._rng = np.random.default_rng()
+        self._position = np.zeros(4, dtype=np.float32)
+        self._sub_step = 0
+        self._agent = 0
+        self._time = 0
+        self._last_reward = 0.0
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[dict, dict]:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._position = self._rng.uniform(-0.5, 0.5, size=4).astype(np.float32)
+        self._sub_step, self._agent, self._time = 0, 0, 0
+        return self.get_maze_state(), {}
+
+    def step(self, maze_action: dict[str, Any]) -> tuple[dict, float, bool, bool, dict]:
+        self._position += 0.05 * _action_push(maze_action) + self._rng.normal(0.0, 0.05, size=4).astype(np.float32)
+        self._agent += 1
+        reward = 0.0
+        if self._agent == self.n_agents:
+            self._agent = 0
+            self._sub_step += 1
+            if self._sub_step == len(self.step_keys):
+                self._sub_step = 0
+                self._time += 1
+                reward = -float(np.linalg.norm(self._position))
+        self._last_reward = reward
+        terminated = bool(np.any(np.abs(self._position) > 1.0))
+        truncated = self._time >= self.max_steps and not terminated
+        return self.get_maze_state(), reward, terminated, truncated, {}
+
+    def get_maze_state(self) -> dict:
+        return {"position": self._position.copy(), "time": self._time, "sub_step": self._sub_step, "agent": self._agent}
+
+    def actor_id(self) -> ActorID:
+        return ActorID(self.step_keys[self._sub_step], self._agent)
+
+    @property
+    def agent_counts_dict(self) -> dict[StepKeyType, int]:
+        return {key: self.n_agents for key in self.step_keys}
+
+    def get_env_time(self) -> int:
+        return self._time
+
+    def get_actor_rewards(self) -> Optional[np.ndarray]:
+        actors = len(self.step_keys) * self.n_agents
+        return np.full(actors, self._last_reward / actors) if actors > 1 else None
+
+
+def _action_push(maze_action: dict[str, Any]) -> np.ndarray:
+    """Turns any of the fake action heads into a 4-vector push."""
+    push = np.zeros(4, dtype=np.float32)
+    for value in maze_action.values():
+        flat = np.asarray(value, dtype=np.float32).ravel()
+        push[: min(4, flat.size)] += flat[:4] - (1.0 if flat.size == 1 else 0.0)
+    return push
+
+
+_POSITION_SPACE = spaces.Box(-np.inf, np.inf, shape=(4,), dtype=np.float32)
+
+
+def build_dummy_maze_env(max_steps: int = 20) -> MazeEnv[FakeCoreEnv]:
+    """A flat env with dict observation ``{observation, action_mask}`` and a three-head action."""
+    observation_space = spaces.Dict(
+        {"observation": _POSITION_SPACE, "action_mask": spaces.Box(0.0, 1.0, shape=(3,), dtype=np.float32)}
+    )
+    action_space = spaces.Dict(
+        {
+            "discrete": spaces.Discrete(3),
+            "continuous": spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32),
+            "binary": spaces.MultiBinary(3),
+        }
+    )
+
+    def observe(state: dict) -> dict:
+        mask = (state["position"][:3] < 0.5).astype(np.float32)
+        return {"observation": state["position"], "action_mask": mask}
+
+    return MazeEnv(
+        FakeCoreEnv(max_steps=max_steps),
+        action_conversion_dict={0: _IdentityActionConversion(action_space)},
+        observation_conversion_dict={0: _ObservationConversion(observation_space, observe)},
+    )
+
+
+def build_multi_step_env(max_steps: int = 20) -> MazeEnv[FakeCoreEnv]:
+    """Two sub-steps per env step with different spaces: ``0`` picks, ``1`` places."""
+    pick_observation = spaces.Dict({"items": _POSITION_SPACE})
+    place_observation = spaces.Dict(
+        {"items": _POSITION_SPACE, "step": spaces.Box(0.0, np.inf, shape=(1,), dtype=np.float32)}
+    )
+
+    def observe_pick(state: dict) -> dict:
+        return {"items": state["position"]}
+
+    def observe_place(state: dict) -> dict:
+        return {"items": state["position"], "step": np.array([state["time"]], dtype=np.float32)}
+
+    return MazeEnv(
+        FakeCoreEnv(step_keys=(0, 1), max_steps=max_steps),
+        action_conversion_dict={
+            0: _IdentityActionConversion(spaces.Dict({"item": spaces.Discrete(4)})),
+            1: _IdentityActionConversion(
+                spaces.Dict({"position": spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)})
+            ),
+        },
+        observation_conversion_dict={
+            0: _ObservationConversion(pick_observation, observe_pick),
+            1: _ObservationConversion(place_observation, observe_place),
+        },
+    )
+
+
+def build_multi_agent_env(n_agents: int = 2, max_steps: int = 20) -> MazeEnv[FakeCoreEnv]:
+    """One sub-step whose ``n_agents`` agents act in turn: actors ``(0, 0), (0, 1), ...``."""
+    observation_space = spaces.Dict(
+        {"observation": _POSITION_SPACE, "agent": spaces.Box(0.0, float(n_agents), shape=(1,), dtype=np.float32)}
+    )
+
+    def observe(state: dict) -> dict:
+        return {"observation": state["position"], "agent": np.array([state["agent"]], dtype=np.float32)}
+
+    return MazeEnv(
+        FakeCoreEnv(n_agents=n_agents, max_steps=max_steps),
+        action_conversion_dict={0: _IdentityActionConversion(spaces.Dict({"action": spaces.Discrete(3)}))},
+        observation_conversion_dict={0: _ObservationConversion(observation_space, observe)},
+    )

@@ -1,0 +1,1 @@
+"""The Hydra config tree of maze-run (config groups arrive with the training CLI)."""

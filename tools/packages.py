@@ -1,0 +1,116 @@
+"""The single registry of the monorepo's distributions.
+
+The noxfile, the boundary checks and the release helpers read this module; nothing else
+lists packages. Each entry names the package directory, the import leaves it owns, its
+in-repo dependencies (direct only; the graph is resolved transitively) and the
+third-party top-level modules its source may import on top of what its dependencies
+already allow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Package", "PACKAGES", "REPO_ROOT", "by_name", "install_order", "allowed_imports"]
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Package:
+    """One installable distribution of the monorepo.
+
+    Attributes:
+        name: Distribution name, e.g. ``maze-env``.
+        leaves: Leaf packages below the ``maze`` namespace that the distribution owns.
+        internal_deps: Names of in-repo distributions this one depends on directly.
+        third_party: Top-level third-party modules its source may import.
+        torch_free: True when neither the package nor its dependencies may pull in torch.
+    """
+
+    name: str
+    leaves: tuple[str, ...]
+    internal_deps: tuple[str, ...] = ()
+    third_party: tuple[str, ...] = ()
+    torch_free: bool = False
+
+    @property
+    def path(self) -> Path:
+        """Directory of the package inside the repository."""
+        return REPO_ROOT / "packages" / self.name
+
+    @property
+    def rel_path(self) -> str:
+        """Directory of the package relative to the repository root."""
+        return f"packages/{self.name}"
+
+
+PACKAGES: tuple[Package, ...] = (
+    Package(
+        "maze-env",
+        leaves=("env",),
+        third_party=("numpy", "gymnasium", "cloudpickle", "omegaconf", "yaml"),
+        torch_free=True,
+    ),
+    Package("maze-distributions", leaves=("distributions",), internal_deps=("maze-env",), third_party=("torch",)),
+    Package("maze-perception", leaves=("perception",), internal_deps=("maze-distributions",)),
+    Package("maze-rollout", leaves=("rollout",), internal_deps=("maze-env",), torch_free=True),
+    Package("maze-deploy", leaves=("deploy",), internal_deps=("maze-rollout",)),
+    Package(
+        "maze-viz",
+        leaves=("viz",),
+        internal_deps=("maze-env",),
+        third_party=("matplotlib", "ipywidgets"),
+        torch_free=True,
+    ),
+    Package(
+        "maze-train",
+        leaves=("train",),
+        internal_deps=("maze-perception", "maze-rollout", "maze-viz"),
+        third_party=("tensorboard", "ray"),
+    ),
+    Package("maze-rl", leaves=("rl", "conf"), internal_deps=("maze-train", "maze-deploy"), third_party=("hydra",)),
+)
+
+_BY_NAME = {package.name: package for package in PACKAGES}
+
+
+def by_name(name: str) -> Package:
+    """Returns the registered package called ``name``.
+
+    Raises:
+        KeyError: With the list of known packages when ``name`` is not registered.
+    """
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown package {name!r}; registered: {', '.join(_BY_NAME)}") from None
+
+
+def install_order(name: str) -> list[Package]:
+    """Returns ``name`` and all its in-repo dependencies, dependencies first."""
+    ordered: list[Package] = []
+
+    def visit(package: Package) -> None:
+        for dep in package.internal_deps:
+            visit(by_name(dep))
+        if package not in ordered:
+            ordered.append(package)
+
+    visit(by_name(name))
+    return ordered
+
+
+def allowed_imports(name: str) -> tuple[set[str], set[str]]:
+    """Returns the maze leaves and third-party modules that package ``name`` may import.
+
+    A package may import its own leaves, the leaves of every package below it in the graph
+    and the third-party modules declared by itself or by those packages.
+    """
+    leaves: set[str] = set()
+    third_party: set[str] = set()
+    for package in install_order(name):
+        leaves.update(package.leaves)
+        third_party.update(package.third_party)
+    return leaves, third_party
