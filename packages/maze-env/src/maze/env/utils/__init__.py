@@ -1,0 +1,1 @@
+"""Utilities of the env layer: the config factory, seeding and running statistics."""

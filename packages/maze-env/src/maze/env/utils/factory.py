@@ -1,0 +1,188 @@
+"""Build objects from ``_target_`` configs, with clear errors for bad configs.
+
+A config is a mapping (dict or OmegaConf ``DictConfig``) whose ``_target_`` names a class
+or function by dotted path (``maze.env.GymMazeEnv``); its other keys are keyword
+arguments. :class:`Factory` instantiates such configs, passes already built objects
+through unchanged and checks that the result has the expected type.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, TypeVar, Union
+
+from maze.env.errors import ConfigurationError
+
+__all__ = ["ConfigType", "CollectionOfConfigType", "Factory", "resolve_target", "to_plain_config"]
+
+T = TypeVar("T")
+
+ConfigType = Union[Mapping[str, Any], Any]
+"""A ``_target_`` mapping or an already built object."""
+
+CollectionOfConfigType = Union[Sequence[ConfigType], Mapping[str, ConfigType]]
+"""A list of configs, or a mapping from names to configs."""
+
+
+def to_plain_config(config: Any) -> Any:
+    """Turns an OmegaConf container into plain dicts and lists (other values pass through)."""
+    if type(config).__module__.startswith("omegaconf"):
+        from omegaconf import OmegaConf
+
+        return OmegaConf.to_container(config, resolve=True)
+    return config
+
+
+def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
+    """Imports the object a dotted path names.
+
+    Args:
+        path: ``package.module.Name``; a bare ``Name`` is looked up in ``search_modules``.
+        search_modules: Modules that provide short names (e.g. the built-in wrappers).
+
+    Raises:
+        ConfigurationError: Naming the path, the part that failed and close matches.
+    """
+    if not isinstance(path, str) or not path:
+        raise ConfigurationError(f"_target_ must be a dotted path string, got {path!r}")
+    if "." not in path:
+        for module_name in search_modules:
+            module = importlib.import_module(module_name)
+            if hasattr(module, path):
+                return getattr(module, path)
+        known = sorted({name for module in search_modules for name in _public_names(importlib.import_module(module))})
+        hint = _suggest(path, known)
+        raise ConfigurationError(
+            f"unknown _target_ {path!r}: it is not a dotted path and not one of the short names {known}.{hint}"
+        )
+    parts = path.split(".")
+    module, index = None, len(parts)
+    while index > 0:
+        try:
+            module = importlib.import_module(".".join(parts[:index]))
+            break
+        except ModuleNotFoundError as error:
+            missing = error.name or ""
+            if not ".".join(parts[:index]).startswith(missing):
+                raise ConfigurationError(
+                    f"_target_ {path!r}: importing {'.'.join(parts[:index])!r} failed because its dependency "
+                    f"{missing!r} is not installed. Install it, or pick another _target_"
+                ) from error
+            index -= 1
+    if module is None:
+        raise ConfigurationError(f"unknown _target_ {path!r}: no module {parts[0]!r} is installed. Check the spelling")
+    target: Any = module
+    for position in range(index, len(parts)):
+        name = parts[position]
+        if not hasattr(target, name):
+            where = ".".join(parts[:position])
+            hint = _suggest(name, _public_names(target))
+            raise ConfigurationError(f"unknown _target_ {path!r}: {where!r} has no attribute {name!r}.{hint}")
+        target = getattr(target, name)
+    return target
+
+
+def _public_names(container: Any) -> list[str]:
+    names = [name for name in dir(container) if not name.startswith("_")]
+    if inspect.ismodule(container) and hasattr(container, "__path__"):
+        names += [info.name for info in pkgutil.iter_modules(container.__path__)]
+    return list(dict.fromkeys(names))
+
+
+def _suggest(name: str, candidates: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name, candidates, n=3)
+    return f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+
+class Factory(Generic[T]):
+    """Instantiates configs into objects of a given base type.
+
+    ``Factory(MazeEnv).instantiate({"_target_": "maze.env.GymMazeEnv"}, env="CartPole-v1")``
+    returns a GymMazeEnv; passing an object that already is a ``MazeEnv`` returns it
+    unchanged; anything that does not produce a ``MazeEnv`` raises.
+
+    Args:
+        base_type: The type every instantiated object must have.
+        search_modules: Modules whose public names may be used as short ``_target_`` s.
+    """
+
+    def __init__(self, base_type: type[T], search_modules: Sequence[str] = ()) -> None:
+        self.base_type = base_type
+        self.search_modules = tuple(search_modules)
+
+    def instantiate(self, config: ConfigType, **kwargs: Any) -> T:
+        """Builds the object a config describes (or checks and returns an existing one).
+
+        Args:
+            config: A ``_target_`` mapping, a class or factory function, or an instance.
+            **kwargs: Extra keyword arguments; they override keys of the config.
+
+        Raises:
+            ConfigurationError: For an unknown target, unexpected or missing arguments, or
+                a result that is not a ``base_type``.
+        """
+        config = to_plain_config(config)
+        if isinstance(config, Mapping):
+            if "_target_" not in config:
+                raise ConfigurationError(
+                    f"config for a {self.base_type.__name__} has no _target_ key: {dict(config)!r}. Add "
+                    "_target_: <dotted.path.of.Class>"
+                )
+            target = resolve_target(config["_target_"], self.search_modules)
+            arguments = {key: value for key, value in config.items() if key != "_target_"}
+            arguments.update(kwargs)
+            return self._call(target, arguments, config["_target_"])
+        if isinstance(config, type) or (callable(config) and not isinstance(config, self.base_type)):
+            return self._call(config, kwargs, getattr(config, "__qualname__", repr(config)))
+        if isinstance(config, self.base_type):
+            return config
+        raise ConfigurationError(
+            f"expected a {self.base_type.__name__} or a config with _target_, got {type(config).__name__}: {config!r}"
+        )
+
+    def instantiate_collection(self, configs: CollectionOfConfigType, **kwargs: Any) -> Any:
+        """Instantiates each config of a list (returns a list) or a mapping (returns a dict)."""
+        configs = to_plain_config(configs)
+        if isinstance(configs, Mapping) and "_target_" not in configs:
+            return {name: self.instantiate(config, **kwargs) for name, config in configs.items()}
+        if isinstance(configs, Sequence) and not isinstance(configs, str):
+            return [self.instantiate(config, **kwargs) for config in configs]
+        raise ConfigurationError(f"expected a list or a mapping of configs, got {type(configs).__name__}: {configs!r}")
+
+    def _call(self, target: Any, arguments: dict[str, Any], name: str) -> T:
+        if not callable(target):
+            raise ConfigurationError(f"_target_ {name!r} is not a class or function but a {type(target).__name__}")
+        self._check_arguments(target, arguments, name)
+        result = target(**arguments)
+        if not isinstance(result, self.base_type):
+            raise ConfigurationError(
+                f"_target_ {name!r} produced a {type(result).__name__}, but a {self.base_type.__name__} is needed here"
+            )
+        return result
+
+    @staticmethod
+    def _check_arguments(target: Any, arguments: dict[str, Any], name: str) -> None:
+        try:
+            signature = inspect.signature(target)
+        except (TypeError, ValueError):  # builtins without a signature: let the call decide
+            return
+        try:
+            signature.bind(**arguments)
+        except TypeError as error:
+            accepted = [
+                parameter.name
+                for parameter in signature.parameters.values()
+                if parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+            ]
+            unexpected = [key for key in arguments if key not in signature.parameters]
+            detail = ""
+            if unexpected and not any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values()):
+                hints = "".join(_suggest(key, accepted) for key in unexpected)
+                detail = f" Unexpected: {unexpected}.{hints}"
+            raise ConfigurationError(
+                f"cannot build _target_ {name!r}: {error}.{detail} It accepts: {accepted}"
+            ) from None
