@@ -1,0 +1,108 @@
+"""One driver for tests, boundary checks, lint, builds and benchmarks.
+
+``nox`` runs the default suite (what CI runs); ``nox -s bench`` runs the benchmarks.
+Every install passes ``tools/constraints.txt`` (pins the CPU build of torch) and
+installs in-repo packages non-editable, so tests run against what users install.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "tools"))
+from packages import PACKAGES, install_order  # noqa: E402
+
+CONSTRAINTS = ("-c", str(ROOT / "tools" / "constraints.txt"))
+PYTHON = "3.11"
+PACKAGE_NAMES = [package.name for package in PACKAGES]
+
+nox.options.sessions = ["lint", "boundaries", "tests", "examples", "integration", "build"]
+nox.options.error_on_missing_interpreters = True
+
+
+def install_packages(session: nox.Session, *names: str, extra: tuple[str, ...] = ()) -> None:
+    """Installs the named packages with their in-repo dependencies, non-editable."""
+    paths: list[str] = []
+    for name in names:
+        for package in install_order(name):
+            if str(package.path) not in paths:
+                paths.append(str(package.path))
+    session.install(*CONSTRAINTS, *paths, *extra)
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("package", PACKAGE_NAMES, ids=PACKAGE_NAMES)
+def tests(session: nox.Session, package: str) -> None:
+    """Run one package's tests against a fresh non-editable install of it and its in-repo deps."""
+    install_packages(session, package, extra=("pytest",))
+    package_dir = ROOT / "packages" / package
+    session.chdir(package_dir)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *session.posargs, env={"OMP_NUM_THREADS": "1"})
+
+
+@nox.session(python=PYTHON)
+def integration(session: nox.Session) -> None:
+    """Run the cross-package end-to-end tests in tests/integration against all packages."""
+    install_packages(session, *PACKAGE_NAMES, extra=("pytest",))
+    session.chdir(ROOT)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def examples(session: nox.Session) -> None:
+    """Execute every runnable example (each example folder carries the test that runs it)."""
+    install_packages(session, "maze-env", extra=("pytest",))
+    session.chdir(ROOT)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "examples", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def boundaries(session: nox.Session) -> None:
+    """Prove the dependency graph: static import check, then torch-free packages installed alone."""
+    session.run("python", str(ROOT / "tools" / "check_imports.py"))
+    for package in PACKAGES:
+        if not package.torch_free:
+            continue
+        venv = Path(session.create_tmp()) / f"alone-{package.name}"
+        session.run("python", "-m", "venv", "--clear", str(venv))
+        python = str(venv / "bin" / "python")
+        paths = [str(dep.path) for dep in install_order(package.name)]
+        session.run(python, "-m", "pip", "install", "-q", *CONSTRAINTS, *paths, external=True)
+        for leaf in package.leaves:
+            probe = (
+                f"import importlib.util, sys, maze.{leaf}; "
+                f"assert 'torch' not in sys.modules, 'importing maze.{leaf} imported torch'; "
+                f"assert importlib.util.find_spec('torch') is None, 'installing {package.name} installed torch'; "
+                f"print('{package.name}: maze.{leaf} imports without torch')"
+            )
+            session.run(python, "-I", "-c", probe, external=True)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """Check formatting and lint rules with ruff, and that CI runs the README's test command."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("python", str(ROOT / "tools" / "check_ci_command.py"))
+
+
+@nox.session(python=PYTHON)
+def build(session: nox.Session) -> None:
+    """Build a wheel and an sdist of every package into dist/."""
+    session.install("build")
+    for package in PACKAGES:
+        session.run("python", "-m", "build", "--outdir", str(ROOT / "dist"), str(package.path), silent=True)
+    session.log(f"built {len(PACKAGES)} packages into {ROOT / 'dist'}")
+
+
+@nox.session(python=PYTHON, default=False)
+def bench(session: nox.Session) -> None:
+    """Run the benchmarks side by side with their peers; writes tools/bench/results/."""
+    install_packages(session, "maze-env")
+    session.chdir(ROOT)
+    session.run("python", "-m", "tools.bench", *session.posargs, env={"OMP_NUM_THREADS": "1"})

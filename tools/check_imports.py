@@ -1,0 +1,66 @@
+"""Static check of the dependency graph of ARCHITECTURE.md §3.
+
+Every import statement (also lazy ones inside functions) in a package's source and tests
+must name the standard library, a maze leaf the package may depend on, or a third-party
+module the registry allows for it. Also checks the namespace layout: no
+``maze/__init__.py`` anywhere, and a ``py.typed`` in every leaf.
+
+Usage: ``python tools/check_imports.py`` (exit code 1 and one line per violation).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from packages import PACKAGES, Package, allowed_imports  # noqa: E402
+
+TEST_ONLY_MODULES = {"pytest", "maze_test_helpers"}
+
+
+def imported_modules(path: Path) -> Iterator[tuple[int, str]]:
+    """Yields ``(line, dotted module)`` for each absolute import in a Python file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+
+
+def violations(package: Package) -> Iterator[str]:
+    """Yields one message per forbidden import or layout problem of ``package``."""
+    leaves, third_party = allowed_imports(package.name)
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    if (package.path / "src" / "maze" / "__init__.py").exists():
+        yield f"{package.name}: src/maze/__init__.py breaks the shared 'maze' namespace; delete it"
+    for leaf in package.leaves:
+        if not (package.path / "src" / "maze" / leaf / "py.typed").exists():
+            yield f"{package.name}: leaf maze.{leaf} has no py.typed marker"
+    for folder, extra in (("src", set()), ("tests", TEST_ONLY_MODULES)):
+        for path in sorted((package.path / folder).rglob("*.py")):
+            for line, module in imported_modules(path):
+                parts = module.split(".")
+                top = parts[0]
+                where = f"{path.relative_to(package.path.parent.parent)}:{line}"
+                if top == "maze":
+                    if len(parts) > 1 and parts[1] not in leaves:
+                        yield f"{where}: {package.name} must not import maze.{parts[1]} (allowed: {sorted(leaves)})"
+                elif top not in stdlib and top not in third_party and top not in extra:
+                    yield f"{where}: {package.name} must not import {top!r} (allowed third party: {sorted(third_party)})"
+
+
+def main() -> int:
+    problems = [message for package in PACKAGES for message in violations(package)]
+    for message in problems:
+        print(message)
+    print(f"import graph: {len(problems)} violation(s) in {len(PACKAGES)} packages")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
