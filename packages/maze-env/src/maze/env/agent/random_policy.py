@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Mapping, Optional, Sequence
 
 from gymnasium import spaces
@@ -22,7 +23,8 @@ class RandomPolicy(Policy):
     """
 
     def __init__(self, action_spaces_dict: Mapping[StepKeyType, spaces.Space], seed: Optional[int] = None) -> None:
-        self.action_spaces_dict = dict(action_spaces_dict)
+        # Own copies: seeding must not touch (or share the generator of) the env's spaces.
+        self.action_spaces_dict = copy.deepcopy(dict(action_spaces_dict))
         if seed is not None:
             self.seed(seed)
 
