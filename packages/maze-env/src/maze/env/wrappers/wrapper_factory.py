@@ -3,7 +3,7 @@
 The config maps wrapper classes to their keyword arguments, e.g. (YAML, ``# @package wrappers``)::
 
     RandomResetWrapper: {min_skip_steps: 0, max_skip_steps: 100}
-    maze.env.wrappers.time_limit_wrapper.TimeLimitWrapper: {max_episode_steps: 1000}
+    maze.env.wrappers.time_limit.TimeLimitWrapper: {max_episode_steps: 1000}
 
 Keys are dotted class paths or short names of the built-in wrappers exported by
 :mod:`maze.env.wrappers`. Wrappers apply top to bottom: the first key wraps the env directly
