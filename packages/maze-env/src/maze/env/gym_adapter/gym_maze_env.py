@@ -43,6 +43,10 @@ class GymMazeEnv(MazeEnv[GymCoreEnv]):
         """The wrapped gymnasium env."""
         return self.core_env.env
 
+    def __repr__(self) -> str:
+        spec = self.core_env.env.spec
+        return f"GymMazeEnv({spec.id if spec is not None else self.core_env.env!r})"
+
     def render(self) -> Any:
         """Renders the gymnasium env."""
         return self.core_env.env.render()

@@ -54,7 +54,7 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
             module = importlib.import_module(module_name)
             if hasattr(module, path):
                 return getattr(module, path)
-        known = sorted({name for module in search_modules for name in _public_names(importlib.import_module(module))})
+        known = sorted({name for module in search_modules for name in _short_names(importlib.import_module(module))})
         hint = _suggest(path, known)
         raise ConfigurationError(
             f"unknown _target_ {path!r}: it is not a dotted path and not one of the short names {known}.{hint}"
@@ -84,6 +84,11 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
             raise ConfigurationError(f"unknown _target_ {path!r}: {where!r} has no attribute {name!r}.{hint}")
         target = getattr(target, name)
     return target
+
+
+def _short_names(module: Any) -> list[str]:
+    """The names a module offers as short ``_target_`` s: its ``__all__``, else its public names."""
+    return list(getattr(module, "__all__", None) or _public_names(module))
 
 
 def _public_names(container: Any) -> list[str]:

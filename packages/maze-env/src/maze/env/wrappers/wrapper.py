@@ -123,7 +123,7 @@ class Wrapper(gym.Env, Generic[EnvType], metaclass=StackTransparentMeta):
         return self.env.get_observation_and_action_dicts(maze_state, maze_action, first_step_in_episode)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__}{self.env!r}>"
+        return f"{type(self).__name__}({self.env!r})"
 
     def __str__(self) -> str:
         return repr(self)
