@@ -71,7 +71,7 @@ def boundaries(session: nox.Session) -> None:
         session.run("python", "-m", "venv", "--clear", str(venv))
         python = str(venv / "bin" / "python")
         paths = [str(dep.path) for dep in install_order(package.name)]
-        session.run(python, "-m", "pip", "install", "-q", *CONSTRAINTS, *paths, external=True)
+        session.run(python, "-m", "pip", "install", *CONSTRAINTS, *paths, external=True, silent=True)
         for leaf in package.leaves:
             probe = (
                 f"import importlib.util, sys, maze.{leaf}; "

@@ -34,7 +34,52 @@ from maze.env.errors import ConfigurationError, EnvWorkerError, InvalidActionErr
 from maze.env.gym_adapter.conversion import GymActionConversion, GymObservationConversion
 from maze.env.gym_adapter.core_env import GymCoreEnv, GymRenderer
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv, make_gym_maze_env
-from maze.env.wrappers.wrapper import ActionWrapper, ObservationWrapper, RewardWrapper, Wrapper
+from maze.env.utils.factory import CollectionOfConfigType, ConfigType, Factory
+from maze.env.utils.running_stats import CumulativeMovingMeanStd
+from maze.env.utils.seeding import MazeSeeding, set_seeds_globally
+from maze.env.vector.sequential import SequentialVectorEnv
+from maze.env.vector.subproc import SubprocVectorEnv
+from maze.env.vector.vector_env import StructuredVectorEnv
+from maze.env.wrappers import (
+    ActionWrapper,
+    DictActionWrapper,
+    DictObservationWrapper,
+    DiscretizeActionsWrapper,
+    NoDictActionWrapper,
+    NoDictObservationWrapper,
+    NoDictSpacesWrapper,
+    ObservationNormalizationWrapper,
+    ObservationStackWrapper,
+    ObservationWrapper,
+    PreProcessingWrapper,
+    RandomResetWrapper,
+    ReturnNormalizationRewardWrapper,
+    RewardClippingWrapper,
+    RewardScalingWrapper,
+    RewardWrapper,
+    SortedSpacesWrapper,
+    SplitActionsWrapper,
+    TimeLimitWrapper,
+    Wrapper,
+    WrapperFactory,
+)
+from maze.env.wrappers.normalization import (
+    MeanZeroStdOneObservationNormalizationStrategy,
+    ObservationNormalizationStrategy,
+    RangeZeroOneObservationNormalizationStrategy,
+    estimate_observation_normalization_statistics,
+    make_normalized_env_factory,
+    obtain_normalization_statistics,
+)
+from maze.env.wrappers.preprocessing import (
+    FlattenPreProcessor,
+    OneHotPreProcessor,
+    PreProcessor,
+    ResizeImgPreProcessor,
+    Rgb2GrayPreProcessor,
+    TransposePreProcessor,
+    UnSqueezePreProcessor,
+)
 
 __version__ = _version("maze-env")
 
@@ -75,6 +120,47 @@ __all__ = [
     "ObservationWrapper",
     "ActionWrapper",
     "RewardWrapper",
+    "WrapperFactory",
+    "TimeLimitWrapper",
+    "RandomResetWrapper",
+    "SortedSpacesWrapper",
+    "NoDictSpacesWrapper",
+    "NoDictObservationWrapper",
+    "NoDictActionWrapper",
+    "DictObservationWrapper",
+    "DictActionWrapper",
+    "ObservationStackWrapper",
+    "SplitActionsWrapper",
+    "DiscretizeActionsWrapper",
+    "RewardScalingWrapper",
+    "RewardClippingWrapper",
+    "ReturnNormalizationRewardWrapper",
+    "PreProcessingWrapper",
+    "PreProcessor",
+    "FlattenPreProcessor",
+    "OneHotPreProcessor",
+    "ResizeImgPreProcessor",
+    "Rgb2GrayPreProcessor",
+    "TransposePreProcessor",
+    "UnSqueezePreProcessor",
+    "ObservationNormalizationWrapper",
+    "ObservationNormalizationStrategy",
+    "MeanZeroStdOneObservationNormalizationStrategy",
+    "RangeZeroOneObservationNormalizationStrategy",
+    "obtain_normalization_statistics",
+    "estimate_observation_normalization_statistics",
+    "make_normalized_env_factory",
+    # vector envs
+    "StructuredVectorEnv",
+    "SequentialVectorEnv",
+    "SubprocVectorEnv",
+    # config, seeding, utilities
+    "Factory",
+    "ConfigType",
+    "CollectionOfConfigType",
+    "MazeSeeding",
+    "set_seeds_globally",
+    "CumulativeMovingMeanStd",
     # agents
     "Policy",
     "FlatPolicy",

@@ -12,7 +12,9 @@ from maze.env.wrappers.dict_spaces import (
     NoDictSpacesWrapper,
 )
 from maze.env.wrappers.discretize_actions import DiscretizeActionsWrapper
+from maze.env.wrappers.normalization import ObservationNormalizationWrapper
 from maze.env.wrappers.observation_stack import ObservationStackWrapper
+from maze.env.wrappers.preprocessing import PreProcessingWrapper
 from maze.env.wrappers.random_reset import RandomResetWrapper
 from maze.env.wrappers.reward_wrappers import (
     ReturnNormalizationRewardWrapper,
@@ -45,4 +47,6 @@ __all__ = [
     "RewardScalingWrapper",
     "RewardClippingWrapper",
     "ReturnNormalizationRewardWrapper",
+    "PreProcessingWrapper",
+    "ObservationNormalizationWrapper",
 ]
