@@ -23,8 +23,6 @@ def test_every_public_name_is_importable_from_the_leaf() -> None:
 def test_importing_every_module_never_imports_torch() -> None:
     modules = [info.name for info in pkgutil.walk_packages(maze.env.__path__, prefix="maze.env.")]
     code = "import importlib, sys\nfor name in {!r}: importlib.import_module(name)\nprint('torch' in sys.modules)"
-    result = subprocess.run(
-        [sys.executable, "-c", code.format(modules)], capture_output=True, text=True, check=True
-    )
+    result = subprocess.run([sys.executable, "-c", code.format(modules)], capture_output=True, text=True, check=True)
     assert len(modules) > 30
     assert result.stdout.strip() == "False"
