@@ -31,6 +31,10 @@ class CoreEnv(StructuredEnv, EventEnvMixin, SerializableEnvMixin, RenderEnvMixin
     envs keep the default single actor ``ActorID(0, 0)``. Whoever drives a CoreEnv calls
     ``self.context.pre_step()`` before each step (MazeEnv does) so that every step starts
     with an empty event log.
+
+    Env time (:meth:`get_env_time`) counts completed env steps. For a flat env MazeEnv
+    advances it on every step; a structured env (several sub-steps or agents) calls
+    ``self.context.increment_env_step()`` itself once all actors of an env step have acted.
     """
 
     def __init__(self) -> None:

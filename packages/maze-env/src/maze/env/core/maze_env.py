@@ -73,6 +73,10 @@ class MazeEnv(
         self._only_key: Optional[StepKeyType] = (
             next(iter(action_conversion_dict)) if len(action_conversion_dict) == 1 else None
         )
+        # A flat env (one sub-step, one agent) completes an env step with every step() call, so
+        # MazeEnv advances the env time itself unless the core env already did. Structured core
+        # envs call context.increment_env_step() when a full env step is complete.
+        self._counts_env_steps = self._only_key is not None and dict(core_env.agent_counts_dict) == {self._only_key: 1}
         self._maze_state: Any = None
         self._maze_action: Any = None
 
@@ -82,14 +86,17 @@ class MazeEnv(
         """Converts the action, steps the core env and converts the resulting state."""
         core_env = self.core_env
         key = self._only_key if self._only_key is not None else core_env.actor_id()[0]
-        core_env.context.pre_step()
+        context = core_env.context
+        context.pre_step()
+        env_time = context.step_id
         try:
             maze_action = self.action_conversion_dict[key].space_to_maze(action, self._maze_state)
             maze_state, reward, terminated, truncated, info = core_env.step(maze_action)
         except Exception as error:
             self._raise_if_outside_action_space(action, key, error)
             raise
-        core_env.context.step_id += 1
+        if self._counts_env_steps and context.step_id == env_time:
+            context.step_id += 1
         self._maze_state = maze_state
         self._maze_action = maze_action
         if self._only_key is None:

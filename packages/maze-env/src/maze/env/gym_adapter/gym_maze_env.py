@@ -32,6 +32,7 @@ class GymMazeEnv(MazeEnv[GymCoreEnv]):
                 f"GymMazeEnv got an env instance and make() arguments {sorted(make_kwargs)}; pass an id instead"
             )
         self.render_mode = env.render_mode
+        self.metadata = env.metadata
         super().__init__(
             core_env=GymCoreEnv(env),
             action_conversion_dict={0: GymActionConversion(env.action_space)},

@@ -103,6 +103,7 @@ class FakeCoreEnv(CoreEnv):
             if self._sub_step == len(self.step_keys):
                 self._sub_step = 0
                 self._time += 1
+                self.context.increment_env_step()
                 reward = -float(np.linalg.norm(self._position))
         self._last_reward = reward
         terminated = bool(np.any(np.abs(self._position) > 1.0))
@@ -118,9 +119,6 @@ class FakeCoreEnv(CoreEnv):
     @property
     def agent_counts_dict(self) -> dict[StepKeyType, int]:
         return {key: self.n_agents for key in self.step_keys}
-
-    def get_env_time(self) -> int:
-        return self._time
 
     def get_actor_rewards(self) -> Optional[np.ndarray]:
         actors = len(self.step_keys) * self.n_agents
