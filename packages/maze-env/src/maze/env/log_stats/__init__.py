@@ -1,0 +1,1 @@
+"""Statistics of events: declaration decorators, aggregation, writers and logging state."""
