@@ -14,7 +14,7 @@ import nox
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tools"))
-from packages import PACKAGES, install_order  # noqa: E402
+from packages import PACKAGES, by_name, install_order  # noqa: E402
 
 CONSTRAINTS = ("-c", str(ROOT / "tools" / "constraints.txt"))
 PYTHON = "3.11"
@@ -38,10 +38,10 @@ def install_packages(session: nox.Session, *names: str, extra: tuple[str, ...] =
 @nox.parametrize("package", PACKAGE_NAMES, ids=PACKAGE_NAMES)
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's tests against a fresh non-editable install of it and its in-repo deps."""
-    install_packages(session, package, extra=("pytest",))
+    install_packages(session, package, extra=("pytest", *by_name(package).test_requires))
     package_dir = ROOT / "packages" / package
     session.chdir(package_dir)
-    session.run("pytest", "-q", "-p", "no:cacheprovider", *session.posargs, env={"OMP_NUM_THREADS": "1"})
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *session.posargs, env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"})
 
 
 @nox.session(python=PYTHON)
@@ -55,9 +55,9 @@ def integration(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def examples(session: nox.Session) -> None:
     """Execute every runnable example (each example folder carries the test that runs it)."""
-    install_packages(session, "maze-env", extra=("pytest",))
+    install_packages(session, "maze-env", extra=("pytest", "matplotlib"))
     session.chdir(ROOT)
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "examples", *session.posargs)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "examples", *session.posargs, env={"MPLBACKEND": "Agg"})
 
 
 @nox.session(python=PYTHON)

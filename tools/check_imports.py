@@ -41,7 +41,8 @@ def violations(package: Package) -> Iterator[str]:
     for leaf in package.leaves:
         if not (package.path / "src" / "maze" / leaf / "py.typed").exists():
             yield f"{package.name}: leaf maze.{leaf} has no py.typed marker"
-    for folder, extra in (("src", set()), ("tests", TEST_ONLY_MODULES)):
+    test_modules = TEST_ONLY_MODULES | set(package.test_requires)
+    for folder, extra in (("src", set()), ("tests", test_modules)):
         for path in sorted((package.path / folder).rglob("*.py")):
             for line, module in imported_modules(path):
                 parts = module.split(".")

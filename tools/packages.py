@@ -27,6 +27,7 @@ class Package:
         internal_deps: Names of in-repo distributions this one depends on directly.
         third_party: Top-level third-party modules its source may import.
         torch_free: True when neither the package nor its dependencies may pull in torch.
+        test_requires: Extra distributions its tests need (never runtime dependencies).
     """
 
     name: str
@@ -34,6 +35,7 @@ class Package:
     internal_deps: tuple[str, ...] = ()
     third_party: tuple[str, ...] = ()
     torch_free: bool = False
+    test_requires: tuple[str, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -52,6 +54,7 @@ PACKAGES: tuple[Package, ...] = (
         leaves=("env",),
         third_party=("numpy", "gymnasium", "cloudpickle", "omegaconf", "yaml"),
         torch_free=True,
+        test_requires=("matplotlib",),  # renderers import it lazily; users draw with maze-viz
     ),
     Package("maze-distributions", leaves=("distributions",), internal_deps=("maze-env",), third_party=("torch",)),
     Package("maze-perception", leaves=("perception",), internal_deps=("maze-distributions",)),
