@@ -41,7 +41,9 @@ def tests(session: nox.Session, package: str) -> None:
     install_packages(session, package, extra=("pytest", *by_name(package).test_requires))
     package_dir = ROOT / "packages" / package
     session.chdir(package_dir)
-    session.run("pytest", "-q", "-p", "no:cacheprovider", *session.posargs, env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"})
+    session.run(
+        "pytest", "-q", "-p", "no:cacheprovider", *session.posargs, env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    )
 
 
 @nox.session(python=PYTHON)

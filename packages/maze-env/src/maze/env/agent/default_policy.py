@@ -6,6 +6,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from maze.env.agent.policy import FlatPolicy, Policy
 from maze.env.core.actor import ActorID, StepKeyType
+from maze.env.utils.spaces import entry_of_actor, seed_spaces
 
 __all__ = ["DefaultPolicy"]
 
@@ -22,8 +23,7 @@ class DefaultPolicy(Policy):
 
     def seed(self, seed: int) -> None:
         """Seeds each flat policy (each with a different offset)."""
-        for offset, policy in enumerate(self.policies.values()):
-            policy.seed(seed + offset)
+        seed_spaces(self.policies.values(), seed)
 
     def compute_action(
         self,
@@ -48,13 +48,4 @@ class DefaultPolicy(Policy):
         return self._policy(actor_id).compute_top_action_candidates(observation, num_candidates)
 
     def _policy(self, actor_id: Optional[ActorID]) -> FlatPolicy:
-        if actor_id is None:
-            if len(self.policies) != 1:
-                raise ValueError(f"DefaultPolicy holds policies for {list(self.policies)}; pass actor_id to pick one")
-            return next(iter(self.policies.values()))
-        try:
-            return self.policies[actor_id.step_key]
-        except KeyError:
-            raise KeyError(
-                f"DefaultPolicy has no policy for sub-step {actor_id.step_key!r}; it has {list(self.policies)}"
-            ) from None
+        return entry_of_actor("DefaultPolicy", self.policies, actor_id, "policy")

@@ -8,6 +8,7 @@ from typing import Any, Mapping, Optional, Sequence
 from gymnasium import spaces
 from maze.env.agent.policy import Policy
 from maze.env.core.actor import ActorID, StepKeyType
+from maze.env.utils.spaces import entry_of_actor, seed_spaces
 
 __all__ = ["RandomPolicy"]
 
@@ -30,8 +31,7 @@ class RandomPolicy(Policy):
 
     def seed(self, seed: int) -> None:
         """Seeds every sub-step's action space (each with a different offset)."""
-        for offset, space in enumerate(self.action_spaces_dict.values()):
-            space.seed(seed + offset)
+        seed_spaces(self.action_spaces_dict.values(), seed)
 
     def compute_action(
         self,
@@ -41,7 +41,7 @@ class RandomPolicy(Policy):
         actor_id: Optional[ActorID] = None,
         deterministic: bool = False,
     ) -> Any:
-        """Samples from the space of ``actor_id.step_key`` (the first sub-step when None)."""
+        """Samples from the space of ``actor_id.step_key`` (``actor_id`` may be None for a single sub-step)."""
         return self._space(actor_id).sample()
 
     def compute_top_action_candidates(
@@ -58,12 +58,4 @@ class RandomPolicy(Policy):
         return [space.sample() for _ in range(count)], [1.0 / count] * count
 
     def _space(self, actor_id: Optional[ActorID]) -> spaces.Space:
-        if actor_id is None:
-            return next(iter(self.action_spaces_dict.values()))
-        try:
-            return self.action_spaces_dict[actor_id.step_key]
-        except KeyError:
-            raise KeyError(
-                f"RandomPolicy has no action space for sub-step {actor_id.step_key!r}; "
-                f"it knows {list(self.action_spaces_dict)}"
-            ) from None
+        return entry_of_actor("RandomPolicy", self.action_spaces_dict, actor_id, "action space")

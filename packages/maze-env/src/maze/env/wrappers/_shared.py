@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping
+from numbers import Integral, Real
 from typing import Any, Callable, Literal, Optional
 
+import numpy as np
 from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
 from maze.env.core.mixins import TimeEnvMixin
 from maze.env.core.spaces_mixin import StructuredEnvSpacesMixin
 from maze.env.errors import ConfigurationError
+from maze.env.utils.factory import to_plain_config
 from maze.env.wrappers.wrapper import ActionWrapper, EnvType, ObservationWrapper
 
 __all__ = [
@@ -30,6 +33,9 @@ __all__ = [
     "unknown_key_error",
     "check_config_keys",
     "env_time_source",
+    "checked_int",
+    "checked_real",
+    "checked_mapping",
 ]
 
 StepDict = Optional[dict[StepKeyType, Any]]
@@ -86,6 +92,41 @@ def check_config_keys(
         if not any(key in keys for keys in found.values()):
             raise unknown_key_error(owner, kind, key, spaces_dict)
     return found
+
+
+def checked_int(owner: str, name: str, value: Any, minimum: int) -> int:
+    """``value`` as an int, checked to be an integer (not a bool) of at least ``minimum``.
+
+    Raises:
+        ConfigurationError: Naming ``owner``, the argument ``name`` and what is expected.
+    """
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ConfigurationError(f"{owner}: {name} must be an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def checked_real(owner: str, name: str, value: Any) -> float:
+    """``value`` as a float, checked to be a real number (not a bool) other than NaN.
+
+    Raises:
+        ConfigurationError: Naming ``owner``, the argument ``name`` and what is expected.
+    """
+    if isinstance(value, bool) or not isinstance(value, Real) or np.isnan(value):
+        raise ConfigurationError(f"{owner}: {name} must be a number (int or float, not NaN), got {value!r}")
+    return float(value)
+
+
+def checked_mapping(owner: str, name: str, value: Any, expected: str) -> dict[str, Any]:
+    """``value`` (a mapping, also an omegaconf one) as a plain dict.
+
+    Raises:
+        ConfigurationError: ``value`` is no mapping; the message names ``owner``, the
+            argument ``name`` and the ``expected`` layout (e.g. ``"{action_key: {num_bins: 5}}"``).
+    """
+    plain = to_plain_config(value)
+    if not isinstance(plain, Mapping):
+        raise ConfigurationError(f"{owner}: {name} must be a mapping {expected}, got {value!r}")
+    return dict(plain)
 
 
 def env_time_source(env: Any) -> Optional[Callable[[], int]]:

@@ -9,8 +9,7 @@ import numpy as np
 from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
-from maze.env.utils.factory import to_plain_config
-from maze.env.wrappers._shared import StepActionWrapper, check_config_keys, inner_spaces_dict
+from maze.env.wrappers._shared import StepActionWrapper, check_config_keys, checked_mapping, inner_spaces_dict
 from maze.env.wrappers.wrapper import EnvType
 
 __all__ = ["DiscretizeActionsWrapper"]
@@ -104,7 +103,9 @@ class DiscretizeActionsWrapper(StepActionWrapper[EnvType]):
 
     def __init__(self, env: EnvType, discretization_config: Mapping[str, Mapping[str, Any]]) -> None:
         super().__init__(env)
-        self.discretization_config = dict(to_plain_config(discretization_config))
+        self.discretization_config = checked_mapping(
+            _OWNER, "discretization_config", discretization_config, "{action_key: {num_bins, low?, high?}}"
+        )
         inner_spaces = inner_spaces_dict(env, "action")
         keys_by_step = check_config_keys(_OWNER, "action", list(self.discretization_config), inner_spaces)
         self._bins: dict[StepKeyType, dict[str, _Bins]] = {

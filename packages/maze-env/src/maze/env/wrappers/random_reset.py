@@ -7,10 +7,13 @@ from typing import Any, Optional
 
 import numpy as np
 from maze.env.errors import ConfigurationError, MazeError
-from maze.env.wrappers._shared import env_time_source, inner_spaces_dict
+from maze.env.utils.spaces import seed_spaces
+from maze.env.wrappers._shared import checked_int, env_time_source, inner_spaces_dict
 from maze.env.wrappers.wrapper import EnvType, Wrapper
 
 __all__ = ["RandomResetWrapper"]
+
+_OWNER = "RandomResetWrapper"
 
 
 class RandomResetWrapper(Wrapper[EnvType]):
@@ -35,16 +38,14 @@ class RandomResetWrapper(Wrapper[EnvType]):
 
     def __init__(self, env: EnvType, min_skip_steps: int, max_skip_steps: int, max_reset_attempts: int = 10) -> None:
         super().__init__(env)
-        if not 0 <= min_skip_steps <= max_skip_steps:
+        self.min_skip_steps = checked_int(_OWNER, "min_skip_steps", min_skip_steps, 0)
+        self.max_skip_steps = checked_int(_OWNER, "max_skip_steps", max_skip_steps, 0)
+        self.max_reset_attempts = checked_int(_OWNER, "max_reset_attempts", max_reset_attempts, 1)
+        if self.min_skip_steps > self.max_skip_steps:
             raise ConfigurationError(
-                "RandomResetWrapper: need 0 <= min_skip_steps <= max_skip_steps, got "
-                f"min_skip_steps={min_skip_steps!r}, max_skip_steps={max_skip_steps!r}"
+                f"{_OWNER}: need min_skip_steps <= max_skip_steps, got min_skip_steps={min_skip_steps!r}, "
+                f"max_skip_steps={max_skip_steps!r}"
             )
-        if max_reset_attempts < 1:
-            raise ConfigurationError(f"RandomResetWrapper: max_reset_attempts must be >= 1, got {max_reset_attempts!r}")
-        self.min_skip_steps = min_skip_steps
-        self.max_skip_steps = max_skip_steps
-        self.max_reset_attempts = max_reset_attempts
         self._env_time = env_time_source(env)
         # Copies, so that seeding them leaves the wrapped env's spaces alone.
         self._action_spaces = copy.deepcopy(inner_spaces_dict(env, "action"))
@@ -69,7 +70,7 @@ class RandomResetWrapper(Wrapper[EnvType]):
                 return observation, info
             observation, info = self.env.reset(options=options)
         raise MazeError(
-            f"RandomResetWrapper: the episode ended while skipping steps in all {self.max_reset_attempts} reset "
+            f"{_OWNER}: the episode ended while skipping steps in all {self.max_reset_attempts} reset "
             f"attempts (skipping {self.min_skip_steps}..{self.max_skip_steps} steps). Lower max_skip_steps below "
             "the typical episode length."
         )
@@ -90,5 +91,4 @@ class RandomResetWrapper(Wrapper[EnvType]):
         return self._action_spaces[key].sample()
 
     def _seed_action_spaces(self) -> None:
-        for space in self._action_spaces.values():
-            space.seed(int(self._rng.integers(2**31)))
+        seed_spaces(self._action_spaces.values(), int(self._rng.integers(2**31)))

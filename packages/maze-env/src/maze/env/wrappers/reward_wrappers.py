@@ -7,6 +7,7 @@ from typing import Any, Optional
 import numpy as np
 from maze.env.errors import ConfigurationError
 from maze.env.utils.running_stats import CumulativeMovingMeanStd
+from maze.env.wrappers._shared import checked_real
 from maze.env.wrappers.wrapper import EnvType, RewardWrapper
 
 __all__ = ["RewardScalingWrapper", "RewardClippingWrapper", "ReturnNormalizationRewardWrapper"]
@@ -22,7 +23,7 @@ class RewardScalingWrapper(RewardWrapper[EnvType]):
 
     def __init__(self, env: EnvType, scale: float) -> None:
         super().__init__(env)
-        self.scale = scale
+        self.scale = checked_real("RewardScalingWrapper", "scale", scale)
 
     def reward(self, reward: Any) -> Any:
         """The scaled reward."""
@@ -40,10 +41,10 @@ class RewardClippingWrapper(RewardWrapper[EnvType]):
 
     def __init__(self, env: EnvType, min_val: float, max_val: float) -> None:
         super().__init__(env)
-        if min_val > max_val:
+        self.min_val = checked_real("RewardClippingWrapper", "min_val", min_val)
+        self.max_val = checked_real("RewardClippingWrapper", "max_val", max_val)
+        if self.min_val > self.max_val:
             raise ConfigurationError(f"RewardClippingWrapper: min_val ({min_val}) must not exceed max_val ({max_val})")
-        self.min_val = min_val
-        self.max_val = max_val
 
     def reward(self, reward: Any) -> Any:
         """The clipped reward."""
@@ -68,6 +69,7 @@ class ReturnNormalizationRewardWrapper(RewardWrapper[EnvType]):
 
     def __init__(self, env: EnvType, gamma: float = 0.99, epsilon: float = 1e-8) -> None:
         super().__init__(env)
+        gamma = checked_real("ReturnNormalizationRewardWrapper", "gamma", gamma)
         if not 0.0 <= gamma <= 1.0:
             raise ConfigurationError(f"ReturnNormalizationRewardWrapper: gamma must lie in [0, 1], got {gamma}")
         self.gamma = gamma

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
-from maze.env.errors import ConfigurationError
-from maze.env.utils.factory import to_plain_config
-from maze.env.wrappers._shared import StepActionWrapper, check_config_keys, inner_spaces_dict
+from maze.env.errors import ConfigurationError, InvalidActionError
+from maze.env.wrappers._shared import StepActionWrapper, check_config_keys, checked_mapping, inner_spaces_dict
 from maze.env.wrappers.wrapper import EnvType
 
 __all__ = ["SplitActionsWrapper"]
@@ -25,6 +25,10 @@ def _sub_space(space: spaces.Space, indices: np.ndarray) -> spaces.Space:
     if isinstance(space, spaces.MultiDiscrete):
         return spaces.MultiDiscrete(space.nvec[indices], dtype=space.dtype, start=space.start[indices])
     return spaces.Box(space.low[indices], space.high[indices], dtype=space.dtype)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
 
 
 def _parse_split(action_key: str, space: spaces.Space, split: Any, step_key: StepKeyType) -> dict[str, np.ndarray]:
@@ -45,11 +49,12 @@ def _parse_split(action_key: str, space: spaces.Space, split: Any, step_key: Ste
         )
     indices: dict[str, np.ndarray] = {}
     for sub_key, sub_config in split.items():
-        if not isinstance(sub_config, Mapping) or set(sub_config) != {"indices"} or not sub_config["indices"]:
+        sub_indices = sub_config.get("indices") if isinstance(sub_config, Mapping) and len(sub_config) == 1 else None
+        if not isinstance(sub_indices, Sequence) or not sub_indices or not all(_is_int(i) for i in sub_indices):
             raise ConfigurationError(
                 f"{_OWNER}: {action_key}.{sub_key} must be {{indices: [<non-empty list of ints>]}}, got {sub_config!r}"
             )
-        indices[sub_key] = np.asarray(sub_config["indices"], dtype=np.int64)
+        indices[sub_key] = np.asarray(sub_indices, dtype=np.int64)
     size = space.shape[0]
     used = np.concatenate(list(indices.values()))
     counts = np.bincount(used[(used >= 0) & (used < size)], minlength=size)
@@ -61,6 +66,18 @@ def _parse_split(action_key: str, space: spaces.Space, split: Any, step_key: Ste
             f"{np.flatnonzero(counts > 1).tolist()}, out of range {out_of_range}"
         )
     return indices
+
+
+def _sub_action_error(
+    step_key: StepKeyType, key: str, indices: dict[str, np.ndarray], sub_key: str, value: Any
+) -> InvalidActionError:
+    """The error for a sub-action that is missing (``value`` None) or has the wrong shape."""
+    got = "is missing" if value is None else f"has the shape {np.shape(value)}"
+    expected = ", ".join(f"{name!r} of shape {sub_indices.shape}" for name, sub_indices in indices.items())
+    return InvalidActionError(
+        f"{_OWNER}: the sub-action {sub_key!r} of sub-step {step_key!r} {got}; the split action {key!r} needs the "
+        f"sub-actions {expected}"
+    )
 
 
 class SplitActionsWrapper(StepActionWrapper[EnvType]):
@@ -85,7 +102,9 @@ class SplitActionsWrapper(StepActionWrapper[EnvType]):
 
     def __init__(self, env: EnvType, split_config: Mapping[str, Mapping[str, Any]]) -> None:
         super().__init__(env)
-        self.split_config = dict(to_plain_config(split_config))
+        self.split_config = checked_mapping(
+            _OWNER, "split_config", split_config, "{action_key: {sub_action_key: {indices: [...]}}}"
+        )
         inner_spaces = inner_spaces_dict(env, "action")
         keys_by_step = check_config_keys(_OWNER, "action", list(self.split_config), inner_spaces)
         # Per sub-step: (action key, original space, {sub key: indices}) of every split action.
@@ -121,7 +140,11 @@ class SplitActionsWrapper(StepActionWrapper[EnvType]):
         return self._action_spaces
 
     def step_action(self, action: dict[str, Any], step_key: StepKeyType) -> dict[str, Any]:
-        """Reassembles the split actions into the inner env's vectors."""
+        """Reassembles the split actions into the inner env's vectors.
+
+        Raises:
+            InvalidActionError: A sub-action is missing or its shape is not ``(len(indices),)``.
+        """
         splits = self._splits[step_key]
         if not splits:
             return action
@@ -129,7 +152,10 @@ class SplitActionsWrapper(StepActionWrapper[EnvType]):
         for key, original, indices in splits:
             vector = np.empty(original.shape, dtype=original.dtype)
             for sub_key, sub_indices in indices.items():
-                vector[sub_indices] = merged.pop(sub_key)
+                value = merged.pop(sub_key, None)
+                if value is None or np.shape(value) != sub_indices.shape:
+                    raise _sub_action_error(step_key, key, indices, sub_key, value)
+                vector[sub_indices] = value
             merged[key] = vector
         return merged
 
