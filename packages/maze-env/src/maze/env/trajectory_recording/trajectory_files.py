@@ -1,0 +1,109 @@
+"""Trajectory files: one cloudpickle file per episode, ``<log_dir>/<episode id>.pkl``.
+
+**Trust boundary.** The files are pickles. Loading one (:func:`load_trajectory`, or any
+``pickle.load``) runs whatever code the file tells it to run, with your permissions.
+Only load trajectories that you or your own pipeline wrote; never load files received
+from elsewhere. The records hold arbitrary MazeStates, MazeActions and the renderer, so a
+plain-data format cannot replace pickle here; unlike checkpoints, trajectory files are
+data a pipeline produces and consumes itself.
+
+Files are written atomically: the pickle goes to a temporary file in the same directory,
+which is then renamed to its final name, so a process killed mid-write leaves no partial
+``.pkl`` (at most a ``.tmp`` file).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Union
+
+import cloudpickle
+from maze.env.errors import MazeError
+from maze.env.trajectory_recording.records import TrajectoryRecord
+from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriter
+
+__all__ = ["TrajectoryWriterFile", "TrajectoryLoadError", "load_trajectory"]
+
+_SAFE_FILE_STEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class TrajectoryLoadError(MazeError, ValueError):
+    """A trajectory file is missing, unreadable, truncated or holds no trajectory record."""
+
+
+class TrajectoryWriterFile(TrajectoryWriter):
+    """Writes each episode to ``<log_dir>/<episode id>.pkl`` with cloudpickle (see the module doc).
+
+    Args:
+        log_dir: Directory of the files; created on the first write.
+    """
+
+    def __init__(self, log_dir: Union[str, Path] = "trajectory_data") -> None:
+        self.log_dir = Path(log_dir)
+
+    def write(self, episode_record: TrajectoryRecord) -> None:
+        """Pickles the record to ``<log_dir>/<record id>.pkl``, replacing the file atomically.
+
+        Raises:
+            TypeError: ``episode_record`` is no :class:`TrajectoryRecord`.
+            ValueError: The record id is no safe file name (letters, digits, ``_.-``).
+        """
+        if not isinstance(episode_record, TrajectoryRecord):
+            raise TypeError(
+                f"TrajectoryWriterFile.write expects a TrajectoryRecord, got {type(episode_record).__name__}"
+            )
+        stem = str(episode_record.id)
+        if not _SAFE_FILE_STEM.fullmatch(stem):
+            raise ValueError(
+                f"trajectory record id {stem!r} cannot be used as a file name; episode ids must consist of letters, "
+                "digits, '_', '.' and '-' (e.g. a UUID)"
+            )
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        descriptor, temp_name = tempfile.mkstemp(dir=self.log_dir, prefix=f".{stem}.", suffix=".tmp")
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                cloudpickle.dump(episode_record, file)
+            os.replace(temp_name, self.log_dir / f"{stem}.pkl")
+        except BaseException:
+            Path(temp_name).unlink(missing_ok=True)
+            raise
+
+
+def load_trajectory(path: Union[str, Path], record_type: type[TrajectoryRecord] = TrajectoryRecord) -> TrajectoryRecord:
+    """Loads one trajectory file written by :class:`TrajectoryWriterFile`.
+
+    Unpickling runs code from the file: only load files you or your pipeline wrote
+    (see the module doc).
+
+    Args:
+        path: The ``.pkl`` file.
+        record_type: The record class the file must hold (e.g. ``StateTrajectoryRecord``).
+
+    Returns:
+        The record.
+
+    Raises:
+        TrajectoryLoadError: The file is missing, truncated or corrupt, needs code that
+            cannot be imported, or holds something other than a ``record_type``; the
+            message names the file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise TrajectoryLoadError(f"trajectory file {path} does not exist (or is not a file)")
+    try:
+        with path.open("rb") as file:
+            record = cloudpickle.load(file)
+    except Exception as error:
+        raise TrajectoryLoadError(
+            f"trajectory file {path} cannot be loaded ({type(error).__name__}: {error}); it is truncated or "
+            "corrupt, or was written with code (env, state classes) that is not importable here"
+        ) from error
+    if not isinstance(record, record_type):
+        raise TrajectoryLoadError(
+            f"trajectory file {path} holds a {type(record).__module__}.{type(record).__qualname__}, not a "
+            f"{record_type.__name__}; is it a file written by TrajectoryWriterFile?"
+        )
+    return record
