@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from maze.env import ActorID, DefaultPolicy, DummyCartPolePolicy, FlatPolicy, GymMazeEnv, RandomPolicy
 from maze.env.testing.fake_envs import build_dummy_maze_env, build_multi_step_env
+from maze.env.utils.spaces import seed_spaces
 
 
 class ConstantPolicy(FlatPolicy):
@@ -110,3 +111,30 @@ def test_default_policy_errors() -> None:
         policy.compute_action({})
     single = DefaultPolicy({0: ConstantPolicy({"item": 2})})
     assert single.compute_action({}) == {"item": 2}
+
+
+def test_policies_need_actor_id_when_there_are_several_sub_steps() -> None:
+    env = build_multi_step_env()
+    random_policy = RandomPolicy(env.action_spaces_dict, seed=0)
+    default_policy = DefaultPolicy({0: ConstantPolicy({"item": 0}), 1: ConstantPolicy({"item": 1})})
+    for policy, kind in ((random_policy, "action space"), (default_policy, "policy")):
+        with pytest.raises(ValueError, match=rf"has one {kind} per sub-step \(sub-steps \[0, 1\]\); pass actor_id"):
+            policy.compute_action({})
+        with pytest.raises(ValueError, match="pass actor_id"):
+            policy.compute_top_action_candidates({}, 2)
+    flat = RandomPolicy(GymMazeEnv("CartPole-v1").action_spaces_dict, seed=0)
+    assert flat.compute_action({}) in GymMazeEnv("CartPole-v1").action_space  # one sub-step needs no actor_id
+
+
+def test_seed_spaces_gives_each_item_its_own_offset() -> None:
+    policies = [ConstantPolicy({}) for _ in range(3)]
+    seed_spaces(policies, 7)
+    assert [policy.seeded_with for policy in policies] == [7, 8, 9]
+    env = build_multi_step_env()
+    first, second = RandomPolicy(env.action_spaces_dict, seed=3), RandomPolicy(env.action_spaces_dict)
+    second.seed(3)
+    for step_key in (0, 1):
+        actor = ActorID(step_key, 0)
+        for _ in range(5):
+            a, b = first.compute_action({}, actor_id=actor), second.compute_action({}, actor_id=actor)
+            assert all(np.array_equal(a[key], b[key]) for key in a)

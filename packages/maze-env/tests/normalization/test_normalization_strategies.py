@@ -92,3 +92,35 @@ def test_normalization_bad_statistics_are_rejected():
         MeanZeroStdOneObservationNormalizationStrategy(spaces.Discrete(3))
     with pytest.raises(ConfigurationError, match="clip_range"):
         MeanZeroStdOneObservationNormalizationStrategy(VECTOR, clip_range=(1, -1))
+
+
+@pytest.mark.parametrize(
+    ("strategy_class", "statistics", "message"),
+    [
+        (MeanZeroStdOneObservationNormalizationStrategy, {"mean": 0.0, "std": [1.0, -1.0, 1.0]}, "'std' must be >= 0"),
+        (MeanZeroStdOneObservationNormalizationStrategy, {"mean": np.nan, "std": 1.0}, "'mean' must hold finite"),
+        (MeanZeroStdOneObservationNormalizationStrategy, {"mean": 0.0, "std": np.inf}, "'std' must hold finite"),
+        (MeanZeroStdOneObservationNormalizationStrategy, {"mean": 1e40, "std": 1.0}, "'mean' must hold finite"),
+        (MeanZeroStdOneObservationNormalizationStrategy, {"mean": "zero", "std": 1.0}, "'mean' must hold finite"),
+        (
+            RangeZeroOneObservationNormalizationStrategy,
+            {"min": 1.0, "max": 0.0},
+            "'max' must be >= 'min' everywhere, got max=0.0, min=1.0",
+        ),
+        (RangeZeroOneObservationNormalizationStrategy, {"min": -np.inf, "max": 0.0}, "'min' must hold finite"),
+    ],
+)
+def test_normalization_invalid_statistic_values_are_rejected(strategy_class, statistics, message):
+    strategy = strategy_class(VECTOR, axis=0)
+    with pytest.raises(ConfigurationError, match=message):
+        strategy.set_statistics(statistics)
+    assert not strategy.is_initialized()
+
+
+def test_normalization_zero_spread_statistics_stay_allowed():
+    strategy = MeanZeroStdOneObservationNormalizationStrategy(VECTOR, axis=0)
+    strategy.set_statistics({"mean": 1.0, "std": 0.0})
+    np.testing.assert_array_equal(strategy.normalize_and_process_value(np.full(3, 3.0)), 2.0)
+    ranged = RangeZeroOneObservationNormalizationStrategy(VECTOR, axis=0)
+    ranged.set_statistics({"min": 1.0, "max": 1.0})
+    np.testing.assert_array_equal(ranged.normalize_and_process_value(np.full(3, 3.0)), 2.0)

@@ -143,7 +143,9 @@ def test_normalization_manual_config_from_yaml():
 
 def test_normalization_bad_configs_name_the_culprit():
     env = build_dummy_maze_env()
-    with pytest.raises(ConfigurationError, match=r"exclude names unknown observations \['mask'\].*'action_mask'"):
+    with pytest.raises(
+        ConfigurationError, match=r"exclude: the observation key 'mask' exists in no sub-step.*'action_mask'"
+    ):
         ObservationNormalizationWrapper(env, exclude=["mask"])
     with pytest.raises(ConfigurationError, match=r"manual_config\['observation'\] has unknown keys \['stats'\]"):
         ObservationNormalizationWrapper(env, manual_config={"observation": {"stats": {}}})
@@ -156,8 +158,10 @@ def test_normalization_bad_configs_name_the_culprit():
     with pytest.raises(ConfigurationError, match="never as pickles"):
         ObservationNormalizationWrapper(env, statistics_dump="statistics.pkl")
     wrapper = ObservationNormalizationWrapper(env)
-    with pytest.raises(ConfigurationError, match="unknown observations"):
+    with pytest.raises(ConfigurationError, match=r"set_normalization_statistics: the normalized observation key 'obs'"):
         wrapper.set_normalization_statistics({"obs": {"mean": 0, "std": 1}})
+    with pytest.raises(ConfigurationError, match=r"manual_config: the observation key 'obs'.*'observation'"):
+        ObservationNormalizationWrapper(env, manual_config={"obs": {}})
 
 
 def test_normalization_statistics_save_load_round_trip(tmp_path):
@@ -214,3 +218,13 @@ def test_normalization_normalized_env_factory_and_stack_lookup():
     assert make_normalized_env_factory(_make_cartpole_env, None) is _make_cartpole_env
     with pytest.raises(ConfigurationError, match="no ObservationNormalizationWrapper"):
         find_normalization_wrapper(GymMazeEnv("CartPole-v1"))
+
+
+def test_normalization_invalid_statistics_name_the_observation_and_the_statistic():
+    env = build_dummy_maze_env()
+    with pytest.raises(ConfigurationError, match=r"statistics of observation 'observation':.*'std' must be >= 0"):
+        ObservationNormalizationWrapper(env, manual_config={"observation": {"statistics": {"mean": 0, "std": -1}}})
+    wrapper = ObservationNormalizationWrapper(env)
+    with pytest.raises(ConfigurationError, match=r"statistics of observation 'action_mask':.*'mean' must hold finite"):
+        wrapper.set_normalization_statistics({"action_mask": {"mean": float("nan"), "std": 1.0}})
+    assert set(wrapper.missing_statistics_keys()) == {"observation", "action_mask"}

@@ -3,7 +3,7 @@ from functools import partial
 import numpy as np
 import pytest
 from maze.env import ActorID, GymMazeEnv
-from maze.env.errors import ConfigurationError, InvalidActionError, MazeError
+from maze.env.errors import ConfigurationError, EnvWorkerError, InvalidActionError, MazeError
 from maze.env.testing.fake_envs import build_dummy_maze_env, build_multi_agent_env, build_multi_step_env
 from maze.env.vector.sequential import SequentialVectorEnv
 
@@ -158,3 +158,38 @@ def test_envs_at_different_sub_steps_cannot_be_batched():
         for _ in range(60):  # env 0 leaves the unit box after a pick sub-step and restarts at sub-step 0
             envs.step({"item": np.array([3, 1])})
             envs.step({"position": np.array([[1.0, 1.0], [0.0, 0.0]], dtype=np.float32)})
+
+
+@pytest.mark.parametrize("seed", [np.arange(3, 5), [np.int64(3), np.int32(4)], (3, np.uint8(4))])
+def test_numpy_integer_seeds_in_sequences(seed):
+    envs = SequentialVectorEnv([cartpole] * 2)
+    np.testing.assert_array_equal(envs.reset(seed=seed)[0]["observation"], envs.reset(seed=3)[0]["observation"])
+    with pytest.raises(ValueError, match=r"seed 1.5 for env 1; seeds must be ints or None"):
+        envs.reset(seed=[1, 1.5])
+
+
+def _raise_configuration_error():
+    raise ConfigurationError("bad env config")
+
+
+def test_env_errors_name_the_env_and_keep_the_maze_error_kind():
+    envs = SequentialVectorEnv([cartpole] * 2)
+    envs.reset(seed=0)
+    with pytest.raises(InvalidActionError, match=r"env 1 of the SequentialVectorEnv raised during step\(\)") as caught:
+        envs.step({"action": np.array([0, 7])})
+    assert isinstance(caught.value.__cause__, InvalidActionError)
+    with pytest.raises(EnvWorkerError, match=r"env 1 of the SequentialVectorEnv raised during reset\(\): Error"):
+        envs.reset(seed=[0, -1])  # gymnasium rejects negative seeds; a non-maze error becomes an EnvWorkerError
+    with pytest.raises(ConfigurationError, match=r"env 1 of the SequentialVectorEnv raised during init\(\).*bad env"):
+        SequentialVectorEnv([cartpole, _raise_configuration_error])
+
+
+def test_call_runs_a_method_on_every_env_in_order():
+    envs = SequentialVectorEnv([cartpole] * 3)
+    envs.reset(seed=0)
+    envs.step({"action": np.array([0, 1, 0])})
+    assert envs.call("get_env_time") == [1, 1, 1]
+    assert envs.call("actor_id") == [ActorID(0, 0)] * 3
+    assert envs.call("spec") == [env.spec for env in envs.envs]  # attributes come back as they are
+    with pytest.raises(EnvWorkerError, match=r"env 0 .* during call\(\): AttributeError.*no_such_method"):
+        envs.call("no_such_method")

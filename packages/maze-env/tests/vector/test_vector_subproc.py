@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from maze.env import GymMazeEnv
-from maze.env.errors import EnvWorkerError
+from maze.env.errors import ConfigurationError, EnvWorkerError, InvalidActionError
 from maze.env.testing.fake_envs import build_multi_agent_env, build_multi_step_env
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.vector.subproc import SubprocVectorEnv
+from maze.env.wrappers.wrapper import Wrapper
 
 CARTPOLE = partial(GymMazeEnv, "CartPole-v1")
 
@@ -91,15 +92,69 @@ def test_structured_trajectories_match_the_sequential_env(factory):
     assert any(r[3].any() for r in expected[1:])  # truncation auto-reset happened
 
 
-def test_env_exception_becomes_env_worker_error_with_the_remote_traceback():
+def test_env_errors_keep_their_maze_kind_with_the_env_index_and_remote_traceback():
     envs = SubprocVectorEnv([CARTPOLE] * 2, start_method="fork")
     envs.reset(seed=0)
-    with pytest.raises(EnvWorkerError, match=r"env 1 .* during step\(\)") as caught:
-        envs.step({"action": np.array([0, 7])})
+    with pytest.raises(InvalidActionError, match=r"env 1 of the SubprocVectorEnv raised during step\(\)") as caught:
+        envs.step({"action": np.array([0, 7])})  # the same kind as the sequential env raises
     assert "Traceback (most recent call last)" in str(caught.value) and "InvalidActionError" in str(caught.value)
     envs.step({"action": np.array([0, 1])})  # the replies stayed in sync: the env keeps working
+    with pytest.raises(EnvWorkerError, match=r"(?s)env 1 .* during reset\(\).*Seed must be"):
+        envs.reset(seed=[0, -1])  # a non-maze error (gymnasium's) becomes an EnvWorkerError
+    with pytest.raises(InvalidActionError, match="env 1 of the SequentialVectorEnv raised during step"):
+        with SequentialVectorEnv([CARTPOLE] * 2) as sequential:
+            sequential.reset(seed=0)
+            sequential.step({"action": np.array([0, 7])})
     envs.close()
     assert_reaped(envs.processes)
+
+
+def _raise_configuration_error():
+    raise ConfigurationError("bad env config")
+
+
+class _StatisticsWrapper(Wrapper):
+    """Counts its steps and reports them (with its process id); one result cannot be pickled."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.steps = 0
+
+    def step(self, action):
+        self.steps += 1
+        return self.env.step(action)
+
+    def statistics(self, scale=1):
+        return {"steps": self.steps * scale, "pid": os.getpid()}
+
+    def unpicklable(self):
+        return lambda: None
+
+
+def _statistics_cartpole(index=0):
+    env = _StatisticsWrapper(GymMazeEnv("CartPole-v1"))
+    env.steps = index * 10
+    return env
+
+
+def test_call_runs_in_the_workers_and_returns_results_in_env_order():
+    factories = [partial(_statistics_cartpole, index) for index in range(3)]
+    with SubprocVectorEnv(factories, start_method="fork") as envs:
+        envs.reset(seed=0)
+        envs.step({"action": np.array([0, 1, 0])})
+        results = envs.call("statistics", scale=2)
+        assert [result["steps"] for result in results] == [2, 22, 42]
+        assert [result["pid"] for result in results] == [process.pid for process in envs.processes]
+        assert envs.call("get_env_time") == [1, 1, 1]
+        with pytest.raises(EnvWorkerError, match=r"(?s)env 0 .* during call\(\).*no_such_method"):
+            envs.call("no_such_method")
+        with pytest.raises(EnvWorkerError, match=r"(?s)env 0 .* during call\(\).*pickle"):
+            envs.call("unpicklable")
+        assert envs.call("get_env_time") == [1, 1, 1]  # still in sync after the errors
+    sequential = SequentialVectorEnv(factories)
+    sequential.reset(seed=0)
+    sequential.step({"action": np.array([0, 1, 0])})
+    assert sequential.call("statistics", scale=2) == [{"steps": 2 * s, "pid": os.getpid()} for s in (1, 11, 21)]
 
 
 def test_killed_worker_is_reported_quickly():
@@ -119,6 +174,8 @@ def test_failures_while_building_the_envs():
         SubprocVectorEnv([CARTPOLE, partial(os._exit, 3)], start_method="fork")
     with pytest.raises(EnvWorkerError, match=r"(?s)during init\(\).*NoSuchEnv"):
         SubprocVectorEnv([CARTPOLE, partial(GymMazeEnv, "NoSuchEnv-v0")], start_method="fork")
+    with pytest.raises(ConfigurationError, match=r"(?s)env 1 of the SubprocVectorEnv raised during init\(\).*bad env"):
+        SubprocVectorEnv([CARTPOLE, _raise_configuration_error], start_method="fork")
 
 
 def test_calls_after_close_fail_clearly():

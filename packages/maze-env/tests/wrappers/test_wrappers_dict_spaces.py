@@ -3,9 +3,11 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
-from maze.env import GymMazeEnv, ObservationWrapper
+from maze.env import ActorID, GymMazeEnv, ObservationWrapper
 from maze.env.errors import ConfigurationError
+from maze.env.testing.env_checker import check_env as maze_check_env
 from maze.env.testing.fake_envs import build_dummy_maze_env, build_multi_step_env
+from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.wrappers.dict_spaces import (
     DictActionWrapper,
     DictObservationWrapper,
@@ -127,3 +129,33 @@ def test_dict_spaces_pass_through_unchanged():
     assert env.observation_spaces_dict == inner.observation_spaces_dict
     assert env.action_spaces_dict == inner.action_spaces_dict
     check_env(env)
+
+
+def _plain_cartpole_stack():
+    return DictActionWrapper(DictObservationWrapper(gym.make("CartPole-v1")))
+
+
+def test_dict_wrappers_make_a_plain_gymnasium_env_a_flat_structured_env():
+    for env in (_plain_cartpole_stack(), DictObservationWrapper(gym.make("CartPole-v1"))):
+        assert env.actor_id() == ActorID(0, 0)
+        assert env.agent_counts_dict == {0: 1}
+        assert env.observation_spaces_dict == {0: env.observation_space}
+        assert env.action_spaces_dict == {0: env.action_space}
+        assert env.is_actor_done() is False
+    structured = DictActionWrapper(build_multi_step_env())
+    assert structured.agent_counts_dict == build_multi_step_env().agent_counts_dict
+    structured.reset(seed=0)
+    structured.step(structured.action_space.sample())
+    assert structured.actor_id() == ActorID(1, 0)  # passes through to the structured env
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_plain_gymnasium_stack_steps_in_a_vector_env_and_passes_the_env_checker():
+    envs = SequentialVectorEnv([_plain_cartpole_stack] * 2)
+    observations, _ = envs.reset(seed=0)
+    assert observations["observation"].shape == (2, 4)
+    for _ in range(30):
+        observations, rewards, terminated, truncated, _ = envs.step({"action": np.array([0, 1])})
+    assert observations["observation"].shape == (2, 4) and rewards.shape == (2,)
+    assert envs.actor_ids() == [ActorID(0, 0)] * 2
+    maze_check_env(_plain_cartpole_stack(), n_steps=20)

@@ -4,7 +4,7 @@ import pytest
 from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 from maze.env import GymMazeEnv
-from maze.env.errors import ConfigurationError
+from maze.env.errors import ConfigurationError, InvalidActionError
 from maze.env.testing.fake_envs import build_dummy_maze_env, build_multi_step_env
 from maze.env.wrappers.discretize_actions import DiscretizeActionsWrapper
 
@@ -91,3 +91,28 @@ def test_infinite_bounds_need_explicit_low_and_high():
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_check_env():
     check_env(DiscretizeActionsWrapper(GymMazeEnv("Pendulum-v1"), {"action": {"num_bins": 7}}))
+
+
+@pytest.mark.parametrize("index", [-1, 5, 7, 1.0, np.array([[1]])])
+def test_bin_indices_outside_the_discrete_space_are_rejected(index):
+    env = DiscretizeActionsWrapper(GymMazeEnv("Pendulum-v1"), {"action": {"num_bins": 5}})
+    with pytest.raises(InvalidActionError, match=r"action 'action' is .*Discrete\(5\).*\[0, 4\]"):
+        env.action({"action": index})
+    np.testing.assert_allclose(env.action({"action": np.int64(4)})["action"], [2.0])
+
+
+@pytest.mark.parametrize("indices", [np.array([-1, 0]), np.array([0, 3]), np.array([0]), np.array([0.0, 1.0])])
+def test_bin_indices_outside_the_multi_discrete_space_are_rejected(indices):
+    env = DiscretizeActionsWrapper(build_dummy_maze_env(), {"continuous": {"num_bins": 3}})
+    with pytest.raises(InvalidActionError, match=r"action 'continuous' is .*2 bin indices in \[0, 2\]"):
+        env.action({"continuous": indices} | _others())
+
+
+def test_missing_action_key_and_non_mapping_config_are_named():
+    env = DiscretizeActionsWrapper(GymMazeEnv("Pendulum-v1"), {"action": {"num_bins": 5}})
+    with pytest.raises(InvalidActionError, match=r"lacks the key 'action'"):
+        env.action({})
+    with pytest.raises(ConfigurationError, match=r"discretization_config must be a mapping"):
+        DiscretizeActionsWrapper(GymMazeEnv("Pendulum-v1"), None)
+    with pytest.raises(ConfigurationError, match=r"config of 'action' must be \{num_bins"):
+        DiscretizeActionsWrapper(GymMazeEnv("Pendulum-v1"), {"action": 5})

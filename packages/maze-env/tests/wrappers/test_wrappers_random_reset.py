@@ -83,3 +83,20 @@ def test_rejects_invalid_ranges(low, high):
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_check_env():
     check_env(RandomResetWrapper(GymMazeEnv("CartPole-v1"), min_skip_steps=0, max_skip_steps=3))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "name"),
+    [
+        (("1", 3), "min_skip_steps"),
+        ((1.5, 3), "min_skip_steps"),
+        ((0, None), "max_skip_steps"),
+        ((True, 3), "min_skip_steps"),
+    ],
+)
+def test_non_int_arguments_are_rejected_naming_the_argument(arguments, name):
+    with pytest.raises(ConfigurationError, match=rf"RandomResetWrapper: {name} must be an int >= 0"):
+        RandomResetWrapper(GymMazeEnv("CartPole-v1"), *arguments)
+    with pytest.raises(ConfigurationError, match=r"max_reset_attempts must be an int >= 1, got 2.5"):
+        RandomResetWrapper(GymMazeEnv("CartPole-v1"), 0, 1, max_reset_attempts=2.5)
+    assert RandomResetWrapper(GymMazeEnv("CartPole-v1"), np.int64(1), 2).min_skip_steps == 1

@@ -82,3 +82,15 @@ def test_return_normalization_resets_the_return_on_reset():
 )
 def test_check_env(wrap):
     check_env(wrap(GymMazeEnv("CartPole-v1")))
+
+
+def test_non_numeric_arguments_are_rejected_naming_the_argument():
+    env = GymMazeEnv("CartPole-v1")
+    with pytest.raises(ConfigurationError, match=r"RewardClippingWrapper: min_val must be a number.*None"):
+        RewardClippingWrapper(env, None, 1)
+    with pytest.raises(ConfigurationError, match=r"RewardClippingWrapper: max_val must be a number.*nan"):
+        RewardClippingWrapper(env, 0, float("nan"))
+    with pytest.raises(ConfigurationError, match=r"RewardScalingWrapper: scale must be a number.*'2'"):
+        RewardScalingWrapper(env, "2")
+    with pytest.raises(ConfigurationError, match=r"ReturnNormalizationRewardWrapper: gamma must be a number"):
+        ReturnNormalizationRewardWrapper(env, gamma=None)

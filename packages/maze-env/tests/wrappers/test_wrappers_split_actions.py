@@ -4,7 +4,7 @@ import pytest
 from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 from maze.env import GymMazeEnv
-from maze.env.errors import ConfigurationError
+from maze.env.errors import ConfigurationError, InvalidActionError
 from maze.env.testing.fake_envs import build_dummy_maze_env, build_multi_step_env
 from maze.env.wrappers.split_actions import SplitActionsWrapper
 
@@ -93,3 +93,25 @@ def test_unknown_or_unsplittable_actions_are_rejected():
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_check_env():
     check_env(SplitActionsWrapper(build_dummy_maze_env(), split_config=UP_DOWN))
+
+
+def test_missing_or_misshaped_sub_actions_are_rejected_listing_the_sub_actions():
+    env = SplitActionsWrapper(build_dummy_maze_env(), split_config=UP_DOWN)
+    base = {"discrete": 1, "continuous": np.zeros(2, np.float32)}
+    expected = r"'binary' needs the sub-actions 'action_up' of shape \(1,\), 'action_down' of shape \(2,\)"
+    with pytest.raises(
+        InvalidActionError, match=rf"'action_down' of sub-step 0 is missing; the split action {expected}"
+    ):
+        env.action(base | {"action_up": [1]})
+    with pytest.raises(InvalidActionError, match=r"'action_down' of sub-step 0 has the shape \(1,\)"):
+        env.action(base | {"action_up": [1], "action_down": [1]})  # would broadcast silently
+    with pytest.raises(InvalidActionError, match=r"'action_up' of sub-step 0 has the shape \(\)"):
+        env.action(base | {"action_up": 1, "action_down": [1, 0]})
+
+
+def test_non_mapping_config_and_non_int_indices_are_rejected():
+    with pytest.raises(ConfigurationError, match=r"SplitActionsWrapper: split_config must be a mapping"):
+        SplitActionsWrapper(build_dummy_maze_env(), split_config=None)
+    fractional = {"binary": {"action_up": {"indices": [0.5]}, "action_down": {"indices": [1, 2]}}}
+    with pytest.raises(ConfigurationError, match=r"binary.action_up must be \{indices: \[<non-empty list of ints>\]\}"):
+        SplitActionsWrapper(build_dummy_maze_env(), split_config=fractional)

@@ -9,15 +9,18 @@ from multiprocessing.connection import Connection
 from typing import Any, Callable, Optional, Sequence
 
 import cloudpickle
-from maze.env.errors import ConfigurationError, EnvWorkerError
-from maze.env.vector.vector_env import (
+from maze.env.errors import ConfigurationError, EnvWorkerError, MazeError
+from maze.env.vector.env_ops import (
     EnvResetResult,
     EnvStepResult,
-    StructuredVectorEnv,
+    call_env,
     describe_env,
+    env_error,
+    env_error_kind,
     reset_env,
     step_with_autoreset,
 )
+from maze.env.vector.vector_env import StructuredVectorEnv
 
 __all__ = ["SubprocVectorEnv"]
 
@@ -31,7 +34,8 @@ _CLOSE_TIMEOUT_S = 1.0
 def _worker(connection: Connection, parent_connection: Connection, pickled_factory: bytes) -> None:
     """Worker process main loop: build the env, then answer one message per command.
 
-    Every reply is ``("ok", result)`` or ``("error", (command, traceback_text))``.
+    Every reply is ``("ok", result)`` or ``("error", (command, error_kind, traceback_text))``
+    with ``error_kind`` from :func:`~maze.env.vector.env_ops.env_error_kind`.
     """
     parent_connection.close()
     commands: dict[str, Callable[[Any], Any]] = {}
@@ -39,9 +43,10 @@ def _worker(connection: Connection, parent_connection: Connection, pickled_facto
         env = cloudpickle.loads(pickled_factory)()
         commands["step"] = lambda action: step_with_autoreset(env, action)
         commands["reset"] = lambda seed_and_options: reset_env(env, *seed_and_options)
+        commands["call"] = lambda name_args_kwargs: call_env(env, *name_args_kwargs)
         connection.send(("ok", describe_env(env)))
-    except Exception:
-        connection.send(("error", ("init", traceback.format_exc())))
+    except Exception as error:
+        connection.send(("error", ("init", env_error_kind(error), traceback.format_exc())))
         return
     try:
         while True:
@@ -49,10 +54,9 @@ def _worker(connection: Connection, parent_connection: Connection, pickled_facto
             if command == "close":
                 break
             try:
-                reply = ("ok", commands[command](data))
-                connection.send(reply)
-            except Exception:
-                connection.send(("error", (command, traceback.format_exc())))
+                connection.send(("ok", commands[command](data)))
+            except Exception as error:  # also results that cannot be pickled
+                connection.send(("error", (command, env_error_kind(error), traceback.format_exc())))
     except (EOFError, KeyboardInterrupt):
         pass  # the main process went away or was interrupted: shut down quietly
     finally:
@@ -69,18 +73,22 @@ class SubprocVectorEnv(StructuredVectorEnv):
     seeds and actions. Batching, auto-reset and seeding are described in
     :class:`~maze.env.vector.vector_env.StructuredVectorEnv`.
 
-    Errors never hang the main process: an exception inside an env becomes an
-    :class:`~maze.env.errors.EnvWorkerError` naming the env index and command and carrying
-    the worker's traceback; a worker process that dies (killed, crashed) is detected while
-    waiting for it and reported with its exit code. ``close`` stops all workers, also after
-    errors. An env step that never returns is not interrupted.
+    Errors never hang the main process: an exception inside an env is re-raised naming the
+    env index and command and carrying the worker's traceback, as an
+    :class:`~maze.env.errors.InvalidActionError` or
+    :class:`~maze.env.errors.ConfigurationError` when the env raised one, else as an
+    :class:`~maze.env.errors.EnvWorkerError` (the same kinds as
+    :class:`~maze.env.vector.sequential.SequentialVectorEnv`). A worker process that dies
+    (killed, crashed) is detected while waiting for it and reported with its exit code.
+    ``close`` stops all workers, also after errors. An env step that never returns is not
+    interrupted.
 
     Args:
         env_factories: One callable per env returning a structured env. They are pickled
             with cloudpickle, so lambdas and closures work.
         start_method: ``"forkserver"``, ``"spawn"`` or ``"fork"``; default ``"forkserver"``
             where available, else ``"spawn"``.
-        copy_observations: Return copies of the batch buffers (see the base class).
+        copy_observations: Return new arrays on every step (see the base class).
     """
 
     def __init__(
@@ -130,6 +138,9 @@ class SubprocVectorEnv(StructuredVectorEnv):
     def _step_envs(self, actions: list[dict[str, Any]]) -> list[EnvStepResult]:
         return self._request_all("step", actions)
 
+    def _call_envs(self, method_name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        return self._request_all("call", [(method_name, args, kwargs)] * len(self._connections))
+
     def close(self) -> None:
         """Stops all workers (terminating, then killing, those that do not exit) and reaps them."""
         if self._closed:
@@ -175,7 +186,7 @@ class SubprocVectorEnv(StructuredVectorEnv):
         for index in sent:
             try:
                 results[index] = self._receive(index, command)
-            except EnvWorkerError as error:
+            except MazeError as error:
                 errors.append(error)
         if errors:
             raise errors[0]
@@ -192,10 +203,9 @@ class SubprocVectorEnv(StructuredVectorEnv):
         except (EOFError, OSError):
             raise self._died(index, command) from None
         if status == "error":
-            failed_command, remote_traceback = payload
-            raise EnvWorkerError(
-                f"env {index} of the SubprocVectorEnv raised during {failed_command}(); its worker's traceback:\n"
-                f"{remote_traceback}"
+            failed_command, kind, remote_traceback = payload
+            raise env_error(
+                kind, "SubprocVectorEnv", index, failed_command, f"the worker's traceback:\n{remote_traceback}"
             )
         return payload
 

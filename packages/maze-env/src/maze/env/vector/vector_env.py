@@ -1,77 +1,19 @@
-"""The structured vector env interface and the per-env stepping logic every vector env shares."""
+"""The structured vector env interface: batching, auto-reset, seeding and per-env calls."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, NamedTuple, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 from gymnasium import spaces
 from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.errors import ConfigurationError, InvalidActionError, MazeError
+from maze.env.vector.env_ops import EnvDescription, EnvResetResult, EnvStepResult
 
-__all__ = [
-    "StructuredVectorEnv",
-    "EnvDescription",
-    "EnvStepResult",
-    "EnvResetResult",
-    "describe_env",
-    "step_with_autoreset",
-    "reset_env",
-]
+__all__ = ["StructuredVectorEnv"]
 
 SeedType = Union[int, Sequence[Optional[int]], None]
-
-
-class EnvDescription(NamedTuple):
-    """What a vector env needs to know about one of its envs before stepping it."""
-
-    observation_spaces_dict: dict[StepKeyType, spaces.Dict]
-    action_spaces_dict: dict[StepKeyType, spaces.Dict]
-    agent_counts_dict: dict[StepKeyType, int]
-    actor_id: ActorID
-
-
-EnvStepResult = tuple[dict[str, Any], Any, bool, bool, dict[str, Any], ActorID]
-"""One env's part of a vector step: ``(observation, reward, terminated, truncated, info, actor_id)``.
-
-A plain tuple, as it is built once per env and step.
-"""
-
-EnvResetResult = tuple[dict[str, Any], dict[str, Any], ActorID]
-"""One env's part of a vector reset: ``(observation, info, actor_id)``."""
-
-
-def describe_env(env: Any) -> EnvDescription:
-    """Reads the spaces, agent counts and current actor of a structured env."""
-    return EnvDescription(env.observation_spaces_dict, env.action_spaces_dict, env.agent_counts_dict, env.actor_id())
-
-
-def step_with_autoreset(env: Any, action: dict[str, Any]) -> EnvStepResult:
-    """Steps one env and resets it right away when its episode ended.
-
-    Every vector env steps its envs with this function, so all of them produce the same
-    trajectories for the same seeds and actions.
-
-    Returns:
-        ``(observation, reward, terminated, truncated, info, actor_id)``: the step's reward,
-        ``terminated`` and ``truncated``, and the actor that acts next. When the episode went on, the
-        observation and info are the step's own. When it ended, the observation is the first
-        one of the new episode and the info is the reset info plus ``final_observation``
-        (the last observation of the ended episode) and ``final_info`` (its last step info).
-    """
-    observation, reward, terminated, truncated, info = env.step(action)
-    if terminated or truncated:
-        new_observation, reset_info = env.reset()
-        info = {**reset_info, "final_observation": observation, "final_info": info}
-        observation = new_observation
-    return observation, reward, terminated, truncated, info, env.actor_id()
-
-
-def reset_env(env: Any, seed: Optional[int], options: Optional[dict]) -> EnvResetResult:
-    """Resets one env and reads the actor that acts first."""
-    observation, info = env.reset(seed=seed, options=options)
-    return observation, info, env.actor_id()
 
 
 class StructuredVectorEnv(ABC):
@@ -92,6 +34,9 @@ class StructuredVectorEnv(ABC):
       and ``final_info`` (the ended episode's last info).
     * Seeding: ``seed=int`` gives env ``i`` the seed ``seed + i``, a sequence gives each env
       its own seed, and ``None`` leaves the envs' random generators alone.
+    * Errors inside an env name the env index. An ``InvalidActionError`` or
+      ``ConfigurationError`` keeps its kind, any other error becomes an ``EnvWorkerError``
+      (see :func:`~maze.env.vector.env_ops.env_error_kind`).
 
     Structured envs are batched with the spaces of the current sub-step key, so all envs must
     be at the same sub-step. Envs whose episodes end only after a full round of sub-steps
@@ -99,8 +44,8 @@ class StructuredVectorEnv(ABC):
 
     Args:
         descriptions: Spaces and first actor of each env (all envs must have the same spaces).
-        copy_observations: Return copies of the batch buffers. With ``False`` the returned
-            arrays are the preallocated buffers, overwritten by the next ``step``/``reset``.
+        copy_observations: Return new arrays on every ``step``/``reset``. With ``False`` the
+            returned arrays are preallocated buffers, overwritten by the next ``step``/``reset``.
     """
 
     def __init__(self, descriptions: Sequence[EnvDescription], copy_observations: bool = True) -> None:
@@ -120,7 +65,18 @@ class StructuredVectorEnv(ABC):
         self._agent_counts_dict = first.agent_counts_dict
         self._copy_observations = copy_observations
         self._actor_ids = [description.actor_id for description in descriptions]
-        self._buffers = {key: self._allocate(key, space) for key, space in self._observation_spaces_dict.items()}
+        self._several_step_keys = len(self._observation_spaces_dict) > 1
+        # Per sub-step and observation key: shape (n_envs, *space.shape) and dtype of the batch.
+        self._layouts = {key: self._layout(key, space) for key, space in self._observation_spaces_dict.items()}
+        # The preallocated batch arrays that copy_observations=False hands out (and overwrites).
+        self._buffers = (
+            {}
+            if copy_observations
+            else {
+                step_key: {key: np.zeros(shape, dtype) for key, (shape, dtype) in layout.items()}
+                for step_key, layout in self._layouts.items()
+            }
+        )
         self._action_keys = {key: tuple(space.spaces) for key, space in self._action_spaces_dict.items()}
 
     # --- to implement --------------------------------------------------------------------
@@ -132,6 +88,10 @@ class StructuredVectorEnv(ABC):
     @abstractmethod
     def _step_envs(self, actions: list[dict[str, Any]]) -> Sequence[EnvStepResult]:
         """Steps every env (env ``i`` with ``actions[i]``, auto-resetting) and returns the results."""
+
+    @abstractmethod
+    def _call_envs(self, method_name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """Runs :func:`~maze.env.vector.env_ops.call_env` on every env; returns the results in env order."""
 
     @abstractmethod
     def close(self) -> None:
@@ -176,6 +136,30 @@ class StructuredVectorEnv(ABC):
         )
         batch = self._batch(observations, actor_ids)
         return batch, np.array(rewards, dtype=np.float64), np.array(terminated, bool), np.array(truncated, bool), infos
+
+    def call(self, method_name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Calls ``method_name(*args, **kwargs)`` on every env (e.g. to collect per-env statistics).
+
+        Where the envs live in worker processes the calls run there, so arguments and
+        results must be picklable. An attribute that is no method is returned as it is.
+
+        Args:
+            method_name: Name of a method or attribute of the envs (wrapper stacks pass
+                unknown names inward).
+            args: Positional arguments of every call.
+            kwargs: Keyword arguments of every call.
+
+        Returns:
+            One result per env, in env order.
+
+        Raises:
+            MazeError: Like :meth:`step`: an env's ``InvalidActionError`` or
+                ``ConfigurationError`` keeps its kind, any other error becomes an
+                ``EnvWorkerError``; the message names the env index.
+        """
+        if not isinstance(method_name, str):
+            raise TypeError(f"call() needs the method name as a str, got {method_name!r}")
+        return self._call_envs(method_name, args, kwargs)
 
     def __enter__(self) -> StructuredVectorEnv:
         return self
@@ -230,17 +214,17 @@ class StructuredVectorEnv(ABC):
 
     # --- helpers -------------------------------------------------------------------------
 
-    def _allocate(self, step_key: StepKeyType, space: spaces.Dict) -> dict[str, np.ndarray]:
-        """One batch buffer of shape ``(n_envs, *space.shape)`` per observation key."""
-        buffers = {}
+    def _layout(self, step_key: StepKeyType, space: spaces.Dict) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+        """Shape ``(n_envs, *space.shape)`` and dtype of the batch of every observation key."""
+        layout = {}
         for key, subspace in space.spaces.items():
             if subspace.shape is None or subspace.dtype is None:
                 raise ConfigurationError(
                     f"{type(self).__name__} cannot batch the observation {key!r} of sub-step {step_key!r}: its space "
                     f"{subspace} has no fixed shape and dtype; flatten it with an observation wrapper first"
                 )
-            buffers[key] = np.zeros((self._n_envs, *subspace.shape), dtype=subspace.dtype)
-        return buffers
+            layout[key] = ((self._n_envs, *subspace.shape), subspace.dtype)
+        return layout
 
     def _env_seeds(self, seed: SeedType) -> list[Optional[int]]:
         if seed is None:
@@ -250,7 +234,10 @@ class StructuredVectorEnv(ABC):
         seeds = list(seed)
         if len(seeds) != self._n_envs:
             raise ValueError(f"reset() got {len(seeds)} seeds for {self._n_envs} envs; pass one seed per env or an int")
-        return seeds
+        for index, env_seed in enumerate(seeds):
+            if env_seed is not None and (isinstance(env_seed, bool) or not isinstance(env_seed, (int, np.integer))):
+                raise ValueError(f"reset() got the seed {env_seed!r} for env {index}; seeds must be ints or None")
+        return [None if env_seed is None else int(env_seed) for env_seed in seeds]
 
     def _unbatch(self, actions: dict[str, Any]) -> list[dict[str, Any]]:
         """Splits the batched action dict into one action dict per env."""
@@ -274,25 +261,25 @@ class StructuredVectorEnv(ABC):
         return [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
 
     def _batch(self, observations: Sequence[dict[str, Any]], actor_ids: Sequence[ActorID]) -> dict[str, np.ndarray]:
-        """Fills the buffers of the current sub-step row by row and returns them (or copies)."""
+        """Writes the observations row by row into new arrays (or the preallocated buffers) and returns them."""
         self._actor_ids = list(actor_ids)
-        step_keys = {actor_id[0] for actor_id in actor_ids}
-        if len(step_keys) > 1:
+        step_key = actor_ids[0][0]
+        if self._several_step_keys and any(actor_id[0] != step_key for actor_id in actor_ids):
             raise MazeError(
                 f"{type(self).__name__} cannot batch observations of different sub-steps: the envs wait for the "
                 f"actors {self._actor_ids}. The envs' episodes must end only after the last sub-step of an env step"
             )
-        buffers = self._buffers[actor_ids[0][0]]
+        if self._copy_observations:
+            batch = {key: np.empty(shape, dtype) for key, (shape, dtype) in self._layouts[step_key].items()}
+        else:
+            batch = dict(self._buffers[step_key])
         try:
-            for key, buffer in buffers.items():
+            for key, array in batch.items():
                 for row, observation in enumerate(observations):
-                    buffer[row] = observation[key]
+                    array[row] = observation[key]
         except (KeyError, ValueError) as error:
             raise MazeError(
                 f"{type(self).__name__}: an observation does not fit the observation space "
-                f"{self._observation_spaces_dict[actor_ids[0][0]]} of sub-step {actor_ids[0][0]!r} "
-                f"({type(error).__name__}: {error})"
+                f"{self._observation_spaces_dict[step_key]} of sub-step {step_key!r} ({type(error).__name__}: {error})"
             ) from error
-        if self._copy_observations:
-            return {key: buffer.copy() for key, buffer in buffers.items()}
-        return dict(buffers)
+        return batch

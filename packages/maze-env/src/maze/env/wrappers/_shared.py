@@ -13,21 +13,22 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
-from typing import Any, Callable, Literal, Optional
+from typing import Any, Callable, Literal, Optional, TypeVar
 
 import numpy as np
 from gymnasium import spaces
-from maze.env.core.actor import StepKeyType
+from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.core.mixins import TimeEnvMixin
 from maze.env.core.spaces_mixin import StructuredEnvSpacesMixin
 from maze.env.errors import ConfigurationError
-from maze.env.utils.factory import to_plain_config
+from maze.env.utils.factory import Factory, to_plain_config
 from maze.env.wrappers.wrapper import ActionWrapper, EnvType, ObservationWrapper
 
 __all__ = [
     "StepObservationWrapper",
     "StepActionWrapper",
     "StepSpacesWrapper",
+    "PlainEnvStructureMixin",
     "inner_spaces_dict",
     "dict_keys_by_step",
     "unknown_key_error",
@@ -36,9 +37,13 @@ __all__ = [
     "checked_int",
     "checked_real",
     "checked_mapping",
+    "instantiate_for_space",
 ]
 
 StepDict = Optional[dict[StepKeyType, Any]]
+T = TypeVar("T")
+
+_FLAT_ACTOR = ActorID(0, 0)
 
 
 def inner_spaces_dict(env: Any, kind: Literal["observation", "action"]) -> dict[StepKeyType, spaces.Space]:
@@ -127,6 +132,29 @@ def checked_mapping(owner: str, name: str, value: Any, expected: str) -> dict[st
     if not isinstance(plain, Mapping):
         raise ConfigurationError(f"{owner}: {name} must be a mapping {expected}, got {value!r}")
     return dict(plain)
+
+
+def instantiate_for_space(
+    factory: Factory[T], target: Any, space: spaces.Space, config: Mapping[str, Any], context: str
+) -> T:
+    """Builds a per-observation component (strategy, pre-processor) for ``space``.
+
+    Args:
+        factory: The factory of the component's base type.
+        target: A short name or dotted path, a class or a full config of the component.
+        space: Passed as ``observation_space``.
+        config: Further keyword arguments.
+        context: Where the component is configured; prefixes configuration errors.
+
+    Raises:
+        ConfigurationError: The factory's error, prefixed with ``context``.
+    """
+    try:
+        return factory.instantiate(
+            {"_target_": target} if isinstance(target, str) else target, observation_space=space, **config
+        )
+    except ConfigurationError as error:
+        raise ConfigurationError(f"{context}: {error}") from None
 
 
 def env_time_source(env: Any) -> Optional[Callable[[], int]]:
@@ -251,3 +279,49 @@ class StepSpacesWrapper(StepObservationWrapper[EnvType], StepActionWrapper[EnvTy
             maze_state, maze_action, first_step_in_episode
         )
         return _map_step_dict(observations, self.step_observation), _map_step_dict(actions, self.step_reverse_action)
+
+
+class PlainEnvStructureMixin:
+    """Lets a wrapper of a plain gymnasium env act as a flat structured env.
+
+    Around a plain gymnasium env (one without ``*_spaces_dict``) the structured-env members
+    that the wrapper does not define itself describe a single sub-step ``0`` with one agent:
+    ``actor_id()`` is ``ActorID(0, 0)``, ``agent_counts_dict`` is ``{0: 1}`` and the spaces
+    dicts are ``{0: space}``. Around a structured env they pass through to the inner env.
+    Put the mixin before the wrapper base class.
+    """
+
+    env: Any
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)  # type: ignore[call-arg]
+        self._plain_spaces: Optional[dict[str, dict[StepKeyType, spaces.Space]]] = (
+            None
+            if isinstance(env, StructuredEnvSpacesMixin)
+            else {kind: inner_spaces_dict(env, kind) for kind in ("observation", "action")}
+        )
+
+    @property
+    def observation_spaces_dict(self) -> dict[StepKeyType, spaces.Space]:
+        """Observation space per sub-step key (``{0: observation_space}`` around a plain env)."""
+        plain = self._plain_spaces
+        return self.env.observation_spaces_dict if plain is None else plain["observation"]
+
+    @property
+    def action_spaces_dict(self) -> dict[StepKeyType, spaces.Space]:
+        """Action space per sub-step key (``{0: action_space}`` around a plain env)."""
+        plain = self._plain_spaces
+        return self.env.action_spaces_dict if plain is None else plain["action"]
+
+    @property
+    def agent_counts_dict(self) -> dict[StepKeyType, int]:
+        """Agents per sub-step key (``{0: 1}`` around a plain env)."""
+        return self.env.agent_counts_dict if self._plain_spaces is None else {0: 1}
+
+    def actor_id(self) -> ActorID:
+        """The actor that acts next (always ``ActorID(0, 0)`` around a plain env)."""
+        return self.env.actor_id() if self._plain_spaces is None else _FLAT_ACTOR
+
+    def is_actor_done(self) -> bool:
+        """Whether the actor that just acted is done (never around a plain env)."""
+        return self.env.is_actor_done() if self._plain_spaces is None else False

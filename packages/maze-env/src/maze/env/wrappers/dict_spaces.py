@@ -21,7 +21,13 @@ from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.conversion import GymActionConversion, GymObservationConversion
-from maze.env.wrappers._shared import StepActionWrapper, StepObservationWrapper, StepSpacesWrapper, inner_spaces_dict
+from maze.env.wrappers._shared import (
+    PlainEnvStructureMixin,
+    StepActionWrapper,
+    StepObservationWrapper,
+    StepSpacesWrapper,
+    inner_spaces_dict,
+)
 from maze.env.wrappers.wrapper import EnvType
 
 __all__ = [
@@ -123,8 +129,12 @@ class NoDictSpacesWrapper(_NoDictObservationMixin, _NoDictActionMixin, StepSpace
     """
 
 
-class DictObservationWrapper(StepObservationWrapper[EnvType]):
+class DictObservationWrapper(PlainEnvStructureMixin, StepObservationWrapper[EnvType]):
     """Turns non-dict observation spaces into ``Dict(observation=...)``; dict spaces pass through.
+
+    Around a plain gymnasium env the wrapper acts as a flat structured env (see
+    :class:`~maze.env.wrappers._shared.PlainEnvStructureMixin`), so vector envs and the env
+    checker accept it.
 
     Args:
         env: The env to wrap (a structured env or a plain gymnasium env).
@@ -148,10 +158,11 @@ class DictObservationWrapper(StepObservationWrapper[EnvType]):
         return self._conversions[step_key].maze_to_space(observation)
 
 
-class DictActionWrapper(StepActionWrapper[EnvType]):
+class DictActionWrapper(PlainEnvStructureMixin, StepActionWrapper[EnvType]):
     """Turns single action spaces into ``Dict(action=...)`` and Tuple spaces into ``Dict(action_0, ..)``.
 
-    Dict action spaces pass through unchanged.
+    Dict action spaces pass through unchanged. Around a plain gymnasium env the wrapper acts
+    as a flat structured env (see :class:`~maze.env.wrappers._shared.PlainEnvStructureMixin`).
 
     Args:
         env: The env to wrap (a structured env or a plain gymnasium env).

@@ -8,7 +8,7 @@ from typing import Any, Union
 import numpy as np
 from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
-from maze.env.errors import ConfigurationError
+from maze.env.errors import ConfigurationError, InvalidActionError
 from maze.env.wrappers._shared import StepActionWrapper, check_config_keys, checked_mapping, inner_spaces_dict
 from maze.env.wrappers.wrapper import EnvType
 
@@ -29,12 +29,12 @@ class _Bins:
     def __init__(self, key: str, box: spaces.Space, config: Mapping[str, Any]) -> None:
         if not isinstance(box, spaces.Box):
             raise ConfigurationError(f"{_OWNER}: can only discretize Box actions, but {key!r} is {box}")
-        unknown = set(config) - {"num_bins", "low", "high"}
-        num_bins = config.get("num_bins")
-        if unknown or isinstance(num_bins, bool) or not isinstance(num_bins, int) or num_bins < 2:
+        known_keys = isinstance(config, Mapping) and set(config) <= {"num_bins", "low", "high"}
+        num_bins = config.get("num_bins") if known_keys else None
+        if isinstance(num_bins, bool) or not isinstance(num_bins, int) or num_bins < 2:
             raise ConfigurationError(
                 f"{_OWNER}: the config of {key!r} must be {{num_bins: <int >= 2>, low: <optional>, high: <optional>}}, "
-                f"got {dict(config)!r}"
+                f"got {config!r}"
             )
         low = self._bound(key, box, config, "low").ravel()
         high = self._bound(key, box, config, "high").ravel()
@@ -44,6 +44,7 @@ class _Bins:
                 f"{_OWNER}: the bins of {key!r} need low < high within the Box bounds [{box.low}, {box.high}], "
                 f"got low={low}, high={high}"
             )
+        self.key = key
         self.shape = box.shape
         self.size = int(np.prod(box.shape))
         self.num_bins = num_bins
@@ -70,10 +71,26 @@ class _Bins:
         return np.broadcast_to(np.asarray(value, dtype=np.float64), box.shape)
 
     def to_continuous(self, action: Union[int, np.ndarray]) -> np.ndarray:
-        """The Box value of a bin index (Discrete) or of one bin index per element (MultiDiscrete)."""
+        """The Box value of a bin index (Discrete) or of one bin index per element (MultiDiscrete).
+
+        Raises:
+            InvalidActionError: ``action`` is no int (array) of the space's shape with entries
+                in ``[0, num_bins)``.
+        """
+        bins = np.asarray(action)
+        if (
+            bins.dtype.kind not in "iu"
+            or bins.size != self.size
+            or bins.ndim > 1
+            or not np.all((bins >= 0) & (bins < self.num_bins))
+        ):
+            raise InvalidActionError(
+                f"{_OWNER}: the action {self.key!r} is {action!r}, which is not in {self.space}; it needs "
+                f"{'a bin index' if self.size == 1 else f'{self.size} bin indices'} in [0, {self.num_bins - 1}]"
+            )
         if self.size == 1:
-            return self._values[action].reshape(self.shape).copy()
-        return self._values[action, self._elements].reshape(self.shape)
+            return self._values[bins.item()].reshape(self.shape).copy()
+        return self._values[bins, self._elements].reshape(self.shape)
 
     def to_bins(self, value: np.ndarray) -> Union[int, np.ndarray]:
         """The nearest bin of every element of a Box value."""
@@ -134,8 +151,14 @@ class DiscretizeActionsWrapper(StepActionWrapper[EnvType]):
         if not bins:
             return action
         continuous = dict(action)
-        for key, key_bins in bins.items():
-            continuous[key] = key_bins.to_continuous(action[key])
+        try:
+            for key, key_bins in bins.items():
+                continuous[key] = key_bins.to_continuous(action[key])
+        except KeyError:
+            raise InvalidActionError(
+                f"{_OWNER}: the action of sub-step {step_key!r} lacks the key {key!r}; it needs the keys "
+                f"{list(self._action_spaces[step_key].spaces)}"
+            ) from None
         return continuous
 
     def step_reverse_action(self, action: dict[str, Any], step_key: StepKeyType) -> dict[str, Any]:

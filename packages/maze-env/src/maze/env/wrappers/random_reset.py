@@ -76,7 +76,11 @@ class RandomResetWrapper(Wrapper[EnvType]):
         )
 
     def _skip(self, observation: Any, skip_steps: int) -> tuple[Any, bool]:
-        """Takes random actions for ``skip_steps`` env steps; returns the last observation and whether the episode ended."""
+        """Takes random actions for ``skip_steps`` env steps.
+
+        Returns:
+            The last observation and whether the episode ended while skipping.
+        """
         start = self._env_time() if self._env_time is not None else 0
         calls = 0
         while (self._env_time() - start if self._env_time is not None else calls) < skip_steps:

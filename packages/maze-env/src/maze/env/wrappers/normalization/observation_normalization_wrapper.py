@@ -15,6 +15,7 @@ from maze.env.agent.random_policy import RandomPolicy
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType, Factory, resolve_target, to_plain_config
+from maze.env.wrappers._shared import check_config_keys, instantiate_for_space
 from maze.env.wrappers.normalization.statistics_io import (
     NormalizationStatisticsType,
     load_normalization_statistics,
@@ -31,6 +32,7 @@ STRATEGIES_MODULE = "maze.env.wrappers.normalization.strategies"
 _STRATEGY_FACTORY = Factory(ObservationNormalizationStrategy, search_modules=[STRATEGIES_MODULE])
 _POLICY_FACTORY = Factory(Policy, search_modules=["maze.env"])
 _MANUAL_KEYS = ("strategy", "strategy_config", "statistics")
+_OWNER = "ObservationNormalizationWrapper"
 
 
 class ObservationNormalizationWrapper(ObservationWrapper):
@@ -92,8 +94,8 @@ class ObservationNormalizationWrapper(ObservationWrapper):
         key_spaces = _spaces_by_observation_key(env.observation_spaces_dict)
         self.exclude = tuple(to_plain_config(exclude) or ())
         manual_config = dict(to_plain_config(manual_config) or {})
-        _check_known_keys("exclude", self.exclude, key_spaces)
-        _check_known_keys("manual_config", manual_config, key_spaces)
+        check_config_keys(f"{_OWNER} exclude", "observation", self.exclude, env.observation_spaces_dict)
+        check_config_keys(f"{_OWNER} manual_config", "observation", manual_config, env.observation_spaces_dict)
         both = sorted(set(self.exclude) & set(manual_config))
         if both:
             raise ConfigurationError(f"observations {both} are both excluded and in manual_config; pick one")
@@ -108,6 +110,11 @@ class ObservationNormalizationWrapper(ObservationWrapper):
             if key not in self.exclude
         }
         self._normalizers = {key: strategy.normalize_and_process_value for key, strategy in self._strategies.items()}
+        # The normalized keys of every sub-step, to check the keys of set_normalization_statistics.
+        self._normalized_spaces_dict = {
+            step_key: spaces.Dict({key: sub for key, sub in space.spaces.items() if key in self._strategies})
+            for step_key, space in env.observation_spaces_dict.items()
+        }
         self.sampling_policy: Policy = _build_sampling_policy(sampling_policy, env.action_spaces_dict)
         self._refresh()
 
@@ -133,7 +140,9 @@ class ObservationNormalizationWrapper(ObservationWrapper):
                 not fit the key's strategy.
         """
         statistics = to_plain_config(statistics)
-        _check_known_keys("set_normalization_statistics", statistics, self._strategies)
+        check_config_keys(
+            f"{_OWNER}.set_normalization_statistics", "normalized observation", statistics, self._normalized_spaces_dict
+        )
         for key, key_statistics in statistics.items():
             _set_statistics(key, self._strategies[key], key_statistics)
         self._refresh()
@@ -209,12 +218,6 @@ def _spaces_by_observation_key(observation_spaces_dict: Mapping[StepKeyType, spa
     return key_spaces
 
 
-def _check_known_keys(where: str, keys: Any, known: Mapping[str, Any]) -> None:
-    unknown = [key for key in keys if key not in known]
-    if unknown:
-        raise ConfigurationError(f"{where} names unknown observations {unknown}; the known keys are {list(known)}")
-
-
 def _manual_entry(key: str, manual_config: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
     """The strategy, its config and the statistics of ``key`` (manual fields over defaults)."""
     if key not in manual_config:
@@ -231,15 +234,13 @@ def _manual_entry(key: str, manual_config: Mapping[str, Any], defaults: Mapping[
 
 
 def _build_strategy(key: str, space: spaces.Space, entry: Mapping[str, Any]) -> ObservationNormalizationStrategy:
-    target = entry["strategy"]
-    try:
-        strategy = _STRATEGY_FACTORY.instantiate(
-            {"_target_": target} if isinstance(target, str) else target,
-            observation_space=space,
-            **entry["strategy_config"],
-        )
-    except ConfigurationError as error:
-        raise ConfigurationError(f"normalization strategy of observation {key!r}: {error}") from None
+    strategy = instantiate_for_space(
+        _STRATEGY_FACTORY,
+        entry["strategy"],
+        space,
+        entry["strategy_config"],
+        f"normalization strategy of observation {key!r}",
+    )
     if entry["statistics"] is not None:
         _set_statistics(key, strategy, entry["statistics"])
     return strategy

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Callable, ClassVar, Optional, Union
 
 import numpy as np
@@ -48,6 +49,9 @@ class ObservationNormalizationStrategy(ABC):
     statistics_keys: ClassVar[tuple[str, ...]] = ()
     """Names of the statistics this strategy uses."""
 
+    statistics_lower_bounds: ClassVar[Mapping[str, Union[float, str]]] = MappingProxyType({})
+    """Lower bounds that :meth:`set_statistics` checks: a number or the name of another statistic."""
+
     def __init__(
         self,
         observation_space: spaces.Space,
@@ -88,7 +92,9 @@ class ObservationNormalizationStrategy(ABC):
         """Sets the statistics (scalars or arrays broadcastable to the observation shape).
 
         Raises:
-            ConfigurationError: For missing or unknown statistic names or a wrong shape.
+            ConfigurationError: For missing or unknown statistic names, a wrong shape, values
+                that are not finite numbers, or values the strategy cannot use (e.g. a
+                negative standard deviation).
         """
         if set(statistics) != set(self.statistics_keys):
             raise ConfigurationError(
@@ -97,13 +103,29 @@ class ObservationNormalizationStrategy(ABC):
         shape = self.observation_space.shape
         checked = {}
         for name in self.statistics_keys:
-            value = np.asarray(statistics[name], dtype=np.float32)
+            try:
+                with np.errstate(over="ignore"):
+                    value = np.asarray(statistics[name], dtype=np.float32)
+            except (TypeError, ValueError):
+                value = None
+            if value is None or not np.all(np.isfinite(value)):
+                raise ConfigurationError(
+                    f"{type(self).__name__}: statistic {name!r} must hold finite float32 numbers, got "
+                    f"{statistics[name]!r}"
+                )
             if not _broadcasts_to(value.shape, shape):
                 raise ConfigurationError(
                     f"{type(self).__name__}: statistic {name!r} has shape {value.shape}, which does not broadcast to "
                     f"the observation shape {shape}"
                 )
             checked[name] = value
+        for name, bound in self.statistics_lower_bounds.items():
+            low = checked[bound] if isinstance(bound, str) else bound
+            if np.any(checked[name] < low):
+                got = f"{name}={checked[name]}" + (f", {bound}={low}" if isinstance(bound, str) else "")
+                raise ConfigurationError(
+                    f"{type(self).__name__}: statistic {name!r} must be >= {bound!r} everywhere, got {got}"
+                )
         self._statistics = checked
         self._prepare(checked)
 
@@ -199,6 +221,7 @@ class MeanZeroStdOneObservationNormalizationStrategy(AffineObservationNormalizat
     """
 
     statistics_keys = ("mean", "std")
+    statistics_lower_bounds = MappingProxyType({"std": 0.0})
 
     def estimate_stats(self, observations: np.ndarray) -> StatisticsType:
         """Mean and standard deviation over :attr:`axis`."""
@@ -215,6 +238,7 @@ class RangeZeroOneObservationNormalizationStrategy(AffineObservationNormalizatio
     """
 
     statistics_keys = ("min", "max")
+    statistics_lower_bounds = MappingProxyType({"max": "min"})
 
     def estimate_stats(self, observations: np.ndarray) -> StatisticsType:
         """Minimum and maximum over :attr:`axis`."""
@@ -225,7 +249,7 @@ class RangeZeroOneObservationNormalizationStrategy(AffineObservationNormalizatio
 
 
 def _nonzero(spread: np.ndarray) -> np.ndarray:
-    """``spread`` with zeros (and non-finite values) replaced by one."""
+    """``spread`` with zeros replaced by one (and overflows of ``max - min`` to inf)."""
     return np.where(np.isfinite(spread) & (spread > 0), spread, 1.0)
 
 

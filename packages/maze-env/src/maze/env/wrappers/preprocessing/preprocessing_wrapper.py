@@ -9,6 +9,7 @@ from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import Factory, to_plain_config
+from maze.env.wrappers._shared import instantiate_for_space
 from maze.env.wrappers.preprocessing.preprocessors.base import PreProcessor
 from maze.env.wrappers.wrapper import ObservationWrapper
 
@@ -145,17 +146,13 @@ def _checked_entry(index: int, entry: Any) -> dict[str, Any]:
 
 
 def _build_step(index: int, entry: dict[str, Any], space: spaces.Space) -> _Step:
-    target = entry["_target_"]
-    try:
-        preprocessor = _FACTORY.instantiate(
-            {"_target_": target} if isinstance(target, str) else target,
-            observation_space=space,
-            **entry["config"],
-        )
-    except ConfigurationError as error:
-        raise ConfigurationError(
-            f"pre_processor_mapping[{index}] (observation {entry['observation']!r}): {error}"
-        ) from None
+    preprocessor = instantiate_for_space(
+        _FACTORY,
+        entry["_target_"],
+        space,
+        entry["config"],
+        f"pre_processor_mapping[{index}] (observation {entry['observation']!r})",
+    )
     output = f"{entry['observation']}-{preprocessor.tag()}"
     return _Step(entry["observation"], output, preprocessor, entry["keep_original"])
 
