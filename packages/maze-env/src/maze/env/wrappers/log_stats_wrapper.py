@@ -1,0 +1,166 @@
+"""LogStatsWrapper: collects rewards, events and KPIs and aggregates them into statistics."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from maze.env.core.events import EventRecord
+from maze.env.log_events.episode_event_log import EpisodeEventLog
+from maze.env.log_events.log_events_writer_registry import LogEventsWriterRegistry
+from maze.env.log_events.step_event_log import StepEventLog
+from maze.env.log_stats.aggregator import EpisodeStatsBatch, LogStatsAggregator, step_stats
+from maze.env.log_stats.base_events import BaseEnvEvents
+from maze.env.log_stats.event_decorators import LogStatsLevel
+from maze.env.log_stats.global_state import log_stats
+from maze.env.log_stats.log_stats import LogStats, LogStatsKey
+from maze.env.log_stats.log_stats_env import LogStatsEnv
+from maze.env.wrappers._shared import env_time_source
+from maze.env.wrappers.wrapper import Wrapper
+
+__all__ = ["LogStatsWrapper"]
+
+_NO_EVENTS: tuple = ()
+_REWARD_KEY = LogStatsKey("BaseEnvEvents", "reward")
+
+
+class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
+    """Turns the rewards, events and KPIs of an env into step, episode and epoch statistics.
+
+    Per step the wrapper only keeps the reward, the env time and (when the step fired any)
+    a copy of the step's events (``get_step_events()`` of the wrapped env). Reward statistics
+    count env steps: the rewards of the sub-steps of one env step (``step()`` calls with the
+    same env time, see ``TimeEnvMixin``) are summed into one step. When an episode
+    ends — ``terminated`` or ``truncated``, or ``reset()`` in the middle of an episode — it
+
+    1. computes the step and episode statistics of the env's events and of
+       ``BaseEnvEvents.reward`` (with :class:`~maze.env.log_stats.aggregator.LogStatsAggregator`),
+    2. builds the episode's :class:`~maze.env.log_events.episode_event_log.EpisodeEventLog`
+       (one StepEventLog per env step with the env's events plus a ``BaseEnvEvents.reward``
+       event per ``step()`` call) when the env has a KPI calculator or an event log writer
+       is registered,
+    3. computes the KPIs (``env.get_kpi_calculator()``), logged as ``BaseEnvEvents kpi``, and
+    4. hands the event log to ``LogEventsWriterRegistry.record_event_logs``.
+
+    :meth:`write_epoch_stats` writes the epoch statistics under ``logging_prefix`` through
+    the writers registered with :func:`~maze.env.log_stats.global_state.register_log_stats_writer`.
+
+    Put it outermost, above :class:`~maze.env.wrappers.monitoring_wrapper.MazeEnvMonitoringWrapper`
+    and every wrapper whose rewards should be logged.
+
+    Args:
+        env: The env to observe (a MazeEnv or a wrapper stack around one).
+        logging_prefix: Prefix of the written statistics (``train``, ``eval``, ...; None: none).
+    """
+
+    def __init__(self, env: Any, logging_prefix: Optional[str] = None) -> None:
+        super().__init__(env)
+        if logging_prefix is not None and not isinstance(logging_prefix, str):
+            raise TypeError(f"LogStatsWrapper: logging_prefix must be a str or None, got {logging_prefix!r}")
+        self.logging_prefix = logging_prefix
+        self._aggregator = LogStatsAggregator()
+        self._step_events_source: Callable[[], Any] = getattr(env, "get_step_events", lambda: _NO_EVENTS)
+        self._env_time: Callable[[], int] = env_time_source(env) or (lambda: len(self._rewards))
+        self._rewards: list = []
+        self._env_times: list[int] = []
+        self._step_events: list = []
+        self._last_step: tuple[Any, Any] = (None, _NO_EVENTS)
+
+    # --- gymnasium API -------------------------------------------------------------------
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
+        """Steps the env and records the step's reward and events."""
+        env_time = self._env_time()
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        self._rewards.append(reward)
+        self._env_times.append(env_time)
+        events = self._step_events_source()
+        self._step_events.append(list(events) if events else _NO_EVENTS)
+        if terminated or truncated:
+            self._end_episode()
+        return observation, reward, terminated, truncated, info
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[Any, dict]:
+        """Ends the statistics of an unfinished episode, then resets the env."""
+        self.finish_episode_stats()
+        return self.env.reset(seed=seed, options=options)
+
+    # --- LogStatsEnv ---------------------------------------------------------------------
+
+    def get_stats(self, level: LogStatsLevel) -> LogStats:
+        """The statistics of the last step, the last finished episode or the last written epoch."""
+        if level != LogStatsLevel.STEP:
+            return self._aggregator.get_stats(level)
+        reward, events = (self._rewards[-1], self._step_events[-1]) if self._rewards else self._last_step
+        if reward is None:
+            return {}
+        return {_REWARD_KEY: reward, **step_stats(events)}
+
+    def write_epoch_stats(self) -> None:
+        """Reduces the epoch statistics and writes them under ``logging_prefix`` at the current log step."""
+        log_stats(self._aggregator.reduce(), self.logging_prefix)
+
+    def clear_epoch_stats(self) -> None:
+        """Drops the finished episodes of the current epoch."""
+        self._aggregator.clear_epoch()
+
+    def finish_episode_stats(self) -> None:
+        """Ends the running episode's statistics now (nothing happens before its first step)."""
+        if self._rewards:
+            self._end_episode()
+
+    def take_episode_stats(self) -> EpisodeStatsBatch:
+        """Moves the statistics of the epoch's finished episodes out (see ``log_stats.vector_stats``)."""
+        return self._aggregator.take_episode_stats()
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _end_episode(self) -> None:
+        rewards, env_times, step_events = self._rewards, self._env_times, self._step_events
+        self._rewards, self._env_times, self._step_events = [], [], []
+        self._last_step = (rewards[-1], step_events[-1])
+        aggregator = self._aggregator
+        for events in step_events:
+            if events:
+                aggregator.add_step(events)
+        aggregator.add_step_stats(BaseEnvEvents, BaseEnvEvents.reward, _rewards_per_env_step(rewards, env_times))
+        kpi_calculator = getattr(self.env, "get_kpi_calculator", lambda: None)()
+        if kpi_calculator is not None or LogEventsWriterRegistry.writers:
+            episode_event_log = self._episode_event_log(rewards, env_times, step_events)
+            if kpi_calculator is not None:
+                aggregator.add_step(self._kpi_events(kpi_calculator, episode_event_log))
+            LogEventsWriterRegistry.record_event_logs(episode_event_log)
+        aggregator.end_episode()
+
+    def _kpi_events(self, kpi_calculator: Any, episode_event_log: EpisodeEventLog) -> list[EventRecord]:
+        """The episode's KPIs as ``BaseEnvEvents.kpi`` events."""
+        last_maze_state = self.env.get_maze_state() if hasattr(self.env, "get_maze_state") else None
+        kpis = kpi_calculator.calculate_kpis(episode_event_log, last_maze_state)
+        return [
+            EventRecord(BaseEnvEvents, BaseEnvEvents.kpi, {"name": name, "value": value})
+            for name, value in kpis.items()
+        ]
+
+    def _episode_event_log(self, rewards: list, env_times: list[int], step_events: list) -> EpisodeEventLog:
+        """One StepEventLog per env step (sub-steps with the same env time share it), with the reward events."""
+        episode_id = self.env.get_episode_id() if hasattr(self.env, "get_episode_id") else ""
+        step_event_logs: list[StepEventLog] = []
+        for reward, env_time, events in zip(rewards, env_times, step_events, strict=True):
+            reward_record = EventRecord(BaseEnvEvents, BaseEnvEvents.reward, {"value": reward})
+            if step_event_logs and step_event_logs[-1].env_time == env_time:
+                step_event_logs[-1].events.extend((*events, reward_record))
+            else:
+                step_event_logs.append(StepEventLog(env_time, [*events, reward_record]))
+        return EpisodeEventLog(episode_id, step_event_logs)
+
+
+def _rewards_per_env_step(rewards: list, env_times: list[int]) -> list:
+    """Sums the rewards of the sub-steps of each env step (consecutive steps with the same env time)."""
+    if env_times[-1] - env_times[0] == len(env_times) - 1:
+        return rewards  # every step() was an env step of its own (flat envs)
+    summed = [rewards[0]]
+    for previous_time, time, reward in zip(env_times[:-1], env_times[1:], rewards[1:], strict=True):
+        if time == previous_time:
+            summed[-1] = summed[-1] + reward
+        else:
+            summed.append(reward)
+    return summed
