@@ -21,15 +21,24 @@ from packages import PACKAGES, Package, allowed_imports  # noqa: E402
 TEST_ONLY_MODULES = {"pytest", "maze_test_helpers"}
 
 
-def imported_modules(path: Path) -> Iterator[tuple[int, str]]:
-    """Yields ``(line, dotted module)`` for each absolute import in a Python file."""
+def imported_modules(path: Path) -> Iterator[tuple[int, str, bool]]:
+    """Yields ``(line, dotted module, lazy)`` for each absolute import in a Python file.
+
+    ``lazy`` is True for imports inside a function body.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    lazy_nodes = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for inner in ast.walk(node)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield node.lineno, alias.name
+                yield node.lineno, alias.name, id(node) in lazy_nodes
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            yield node.lineno, node.module
+            yield node.lineno, node.module, id(node) in lazy_nodes
 
 
 def violations(package: Package) -> Iterator[str]:
@@ -44,13 +53,16 @@ def violations(package: Package) -> Iterator[str]:
     test_modules = TEST_ONLY_MODULES | set(package.test_requires)
     for folder, extra in (("src", set()), ("tests", test_modules)):
         for path in sorted((package.path / folder).rglob("*.py")):
-            for line, module in imported_modules(path):
+            for line, module, lazy in imported_modules(path):
                 parts = module.split(".")
                 top = parts[0]
                 where = f"{path.relative_to(package.path.parent.parent)}:{line}"
                 if top == "maze":
                     if len(parts) > 1 and parts[1] not in leaves:
                         yield f"{where}: {package.name} must not import maze.{parts[1]} (allowed: {sorted(leaves)})"
+                elif top in package.optional_third_party and folder == "src":
+                    if not lazy:
+                        yield f"{where}: {top!r} is optional for {package.name}; import it inside the function that needs it"
                 elif top not in stdlib and top not in third_party and top not in extra:
                     yield f"{where}: {package.name} must not import {top!r} (allowed third party: {sorted(third_party)})"
 

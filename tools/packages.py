@@ -27,6 +27,8 @@ class Package:
         internal_deps: Names of in-repo distributions this one depends on directly.
         third_party: Top-level third-party modules its source may import.
         torch_free: True when neither the package nor its dependencies may pull in torch.
+        optional_third_party: Modules of optional extras; the source may import them only
+            inside functions (lazily), so the package works without them.
         test_requires: Extra distributions its tests need (never runtime dependencies).
     """
 
@@ -35,6 +37,7 @@ class Package:
     internal_deps: tuple[str, ...] = ()
     third_party: tuple[str, ...] = ()
     torch_free: bool = False
+    optional_third_party: tuple[str, ...] = ()
     test_requires: tuple[str, ...] = ()
 
     @property
@@ -54,7 +57,8 @@ PACKAGES: tuple[Package, ...] = (
         leaves=("env",),
         third_party=("numpy", "gymnasium", "cloudpickle", "omegaconf", "yaml"),
         torch_free=True,
-        test_requires=("matplotlib",),  # renderers import it lazily; users draw with maze-viz
+        optional_third_party=("matplotlib",),  # extra "render": renderers import it lazily
+        test_requires=("matplotlib",),
     ),
     Package("maze-distributions", leaves=("distributions",), internal_deps=("maze-env",), third_party=("torch",)),
     Package("maze-perception", leaves=("perception",), internal_deps=("maze-distributions",)),

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 from abc import abstractmethod
+from types import ModuleType
 from typing import Any, Optional
 
 from maze.env.core._meta import StackTransparentMeta
 
-__all__ = ["Renderer"]
+__all__ = ["Renderer", "import_pyplot"]
+
+
+def import_pyplot() -> ModuleType:
+    """Imports ``matplotlib.pyplot`` for a renderer, naming the extra to install when it is missing."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(
+            "rendering needs matplotlib, which maze-env does not install by default; "
+            "install it with: pip install 'maze-env[render]' (or pip install matplotlib)"
+        ) from error
+    return plt
 
 
 class Renderer(metaclass=StackTransparentMeta):

@@ -24,6 +24,7 @@ from maze.env.wrappers.reward_wrappers import (
 from maze.env.wrappers.sorted_spaces import SortedSpacesWrapper
 from maze.env.wrappers.split_actions import SplitActionsWrapper
 from maze.env.wrappers.time_limit import TimeLimitWrapper
+from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
 from maze.env.wrappers.wrapper import ActionWrapper, ObservationWrapper, RewardWrapper, Wrapper
 from maze.env.wrappers.wrapper_factory import WrapperFactory
 
@@ -49,4 +50,5 @@ __all__ = [
     "ReturnNormalizationRewardWrapper",
     "PreProcessingWrapper",
     "ObservationNormalizationWrapper",
+    "TrajectoryRecordingWrapper",
 ]
