@@ -1,8 +1,9 @@
 """Part 4 - events and KPIs: statistics of cutting and inventory events, and raw pieces per step.
 
-The LogStatsWrapper collects the env's events; when the ``with`` block ends, one table
-with the prefix ``main`` is printed: reward statistics, CuttingEvents, InventoryEvents
-and the KPI ``raw_piece_usage_per_step``. The random actions pick among the stocked
+The LogStatsWrapper collects the env's events (and, through the monitoring wrapper
+below it, the agent's actions); when the ``with`` block ends, one table with the prefix
+``main`` is printed: action statistics, reward statistics, CuttingEvents,
+InventoryEvents and the KPI ``raw_piece_usage_per_step``. The random actions pick among the stocked
 pieces (instead of all 200 slots, which are nearly all empty) so that cuts happen.
 """
 
@@ -11,10 +12,12 @@ from typing import Any
 from maze.env.examples.cutting_2d import maze_env_factory
 from maze.env.log_stats.logging_setup import SimpleStatsLoggingSetup
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
+from maze.env.wrappers.monitoring_wrapper import MazeEnvMonitoringWrapper
 
 
 def log_random_steps(env: Any, n_steps: int = 15, seed: int = 0) -> None:
     """Runs ``n_steps`` random steps of ``env`` with statistics logging; prints the table at the end."""
+    env = MazeEnvMonitoringWrapper(env, observation_logging=False, action_logging=True, reward_logging=False)
     env = LogStatsWrapper(env, logging_prefix="main")
     with SimpleStatsLoggingSetup(env):
         observation, _ = env.reset(seed=seed)

@@ -65,11 +65,11 @@ def test_rotation_swaps_the_order_and_exact_fits_leave_no_remainder() -> None:
     assert info == {"msg": "valid_cut"} and reward == -1 and state.inventory == [(30, 15)]
 
 
-def test_selecting_an_empty_slot_is_reported_and_costs_nothing_by_default() -> None:
+def test_selecting_an_empty_slot_is_reported_and_penalised_as_an_invalid_action() -> None:
     env = make_env()
     env.reset()
     state, reward, _, _, info = env.step(cut(5))
-    assert info == {"error": "piece_id_out_of_bounds"} and reward == 0
+    assert info == {"error": "piece_id_out_of_bounds"} and reward == -2
     assert state.inventory == [(100, 100)]
     assert [event.interface_method for event in step_events(env)] == [
         CuttingEvents.invalid_piece_selected,
@@ -120,7 +120,7 @@ def test_random_play_keeps_the_inventory_invariants() -> None:
         replenished = events.count(InventoryEvents.piece_replenished)
         raw_cut = info.get("msg") == "valid_cut" and before.inventory[action.piece_id] == (10, 8)
         assert replenished == int(raw_cut)
-        assert reward == (-1 if raw_cut else -2 if info.get("error") == "invalid_cut" else 0)
+        assert reward == (-1 if raw_cut else -2 if "error" in info else 0)
         assert events.count(InventoryEvents.pieces_in_inventory) == 1
         if raw_cut:
             assert state.inventory[-1] == (10, 8)

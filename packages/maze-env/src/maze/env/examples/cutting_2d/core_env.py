@@ -21,7 +21,7 @@ from maze.env.utils.factory import ConfigType, Factory, to_plain_config
 
 __all__ = ["Cutting2DCoreEnvironment", "parse_demand"]
 
-_INVALID_CUT_REWARD = -2.0
+_INVALID_ACTION_REWARD = -2.0
 _RAW_PIECE_REWARD = -1.0
 
 
@@ -37,8 +37,8 @@ class Cutting2DCoreEnvironment(CoreEnv):
     pieces as possible.
 
     Reward: without ``reward_aggregator`` the built-in one of the tutorial's first part,
-    ``-1`` when a raw piece had to be replenished, ``-2`` for an invalid cut (the order
-    does not fit), else ``0`` (also for an out-of-range piece index). With an aggregator
+    ``-1`` when a raw piece had to be replenished, ``-2`` for an invalid action (the order
+    does not fit the piece, or the piece index names no stocked piece), else ``0``. With an aggregator
     the reward is whatever it computes from the step's events. ``info`` reports
     ``{"msg": "valid_cut"}``, ``{"error": "invalid_cut"}`` or
     ``{"error": "piece_id_out_of_bounds"}``.
@@ -101,6 +101,7 @@ class Cutting2DCoreEnvironment(CoreEnv):
         if piece is None:
             info["error"] = "piece_id_out_of_bounds"
             self.cutting_events.invalid_piece_selected()
+            reward = _INVALID_ACTION_REWARD
         elif self.inventory.cut(maze_action, demand):
             info["msg"] = "valid_cut"
             self.cutting_events.valid_cut(
@@ -117,7 +118,7 @@ class Cutting2DCoreEnvironment(CoreEnv):
             self.cutting_events.invalid_cut(
                 current_demand=demand, piece_to_cut=piece, raw_piece_size=self.raw_piece_size
             )
-            reward = _INVALID_CUT_REWARD
+            reward = _INVALID_ACTION_REWARD
         self.inventory.log_step_statistics()
         self._time += 1
         self.context.increment_env_step()

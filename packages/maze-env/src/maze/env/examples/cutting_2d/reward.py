@@ -18,8 +18,7 @@ class DefaultRewardAggregator(RewardAggregatorInterface):
     ``CuttingEvents.invalid_cut`` or ``CuttingEvents.invalid_piece_selected``.
 
     With ``(-2, -1)`` it reproduces the hard-coded reward of
-    :class:`~maze.env.examples.cutting_2d.core_env.Cutting2DCoreEnvironment` step for step,
-    except that selecting a piece that does not exist costs ``-2`` instead of ``0``.
+    :class:`~maze.env.examples.cutting_2d.core_env.Cutting2DCoreEnvironment` step for step.
 
     Args:
         invalid_action_penalty: Reward for an invalid cut or an invalid piece selection.
