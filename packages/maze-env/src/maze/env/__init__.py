@@ -26,6 +26,7 @@ from maze.env.core.mixins import (
     SimulatedEnvMixin,
     TimeEnvMixin,
 )
+from maze.env.core.renderer_args import IntRangeArg, OptionsArrayArg, RendererArg
 from maze.env.core.rendering import Renderer
 from maze.env.core.reward import RewardAggregatorInterface
 from maze.env.core.spaces_mixin import StructuredEnvSpacesMixin
@@ -34,6 +35,61 @@ from maze.env.errors import ConfigurationError, EnvWorkerError, InvalidActionErr
 from maze.env.gym_adapter.conversion import GymActionConversion, GymObservationConversion
 from maze.env.gym_adapter.core_env import GymCoreEnv, GymRenderer
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv, make_gym_maze_env
+from maze.env.log_events import (
+    EpisodeEventLog,
+    KpiCalculator,
+    LogEventsWriter,
+    LogEventsWriterRegistry,
+    LogEventsWriterTSV,
+    SimpleEventLoggingSetup,
+    StepEventLog,
+    read_event_log_tsv,
+)
+from maze.env.log_stats.aggregator import LogStatsAggregator
+from maze.env.log_stats.base_events import (
+    BaseEnvEvents,
+    ContinuousActionEvents,
+    DiscreteActionEvents,
+    MultiBinaryActionEvents,
+    ObservationEvents,
+    RewardEvents,
+)
+from maze.env.log_stats.event_decorators import (
+    LogStatsLevel,
+    define_episode_stats,
+    define_epoch_stats,
+    define_plot,
+    define_stats_grouping,
+    define_step_stats,
+    histogram,
+)
+from maze.env.log_stats.global_state import (
+    clear_global_state,
+    get_stats_logger,
+    increment_log_step,
+    log_stats,
+    register_log_stats_writer,
+    unregister_log_stats_writer,
+)
+from maze.env.log_stats.log_stats import LogStats, LogStatsKey, LogStatsValue
+from maze.env.log_stats.log_stats_env import LogStatsEnv
+from maze.env.log_stats.logging_setup import SimpleStatsLoggingSetup
+from maze.env.log_stats.vector_stats import collect_episode_stats
+from maze.env.log_stats.writers import LogStatsWriter, LogStatsWriterConsole, LogStatsWriterFile
+from maze.env.trajectory_recording import (
+    SimpleTrajectoryRecordingSetup,
+    SpacesRecord,
+    SpacesTrajectoryRecord,
+    StateRecord,
+    StateTrajectoryRecord,
+    StructuredSpacesRecord,
+    TrajectoryLoadError,
+    TrajectoryRecord,
+    TrajectoryWriter,
+    TrajectoryWriterFile,
+    TrajectoryWriterRegistry,
+    load_trajectory,
+)
 from maze.env.utils.factory import CollectionOfConfigType, ConfigType, Factory
 from maze.env.utils.running_stats import CumulativeMovingMeanStd
 from maze.env.utils.seeding import MazeSeeding, set_seeds_globally
@@ -45,6 +101,8 @@ from maze.env.wrappers import (
     DictActionWrapper,
     DictObservationWrapper,
     DiscretizeActionsWrapper,
+    LogStatsWrapper,
+    MazeEnvMonitoringWrapper,
     NoDictActionWrapper,
     NoDictObservationWrapper,
     NoDictSpacesWrapper,
@@ -60,6 +118,7 @@ from maze.env.wrappers import (
     SortedSpacesWrapper,
     SplitActionsWrapper,
     TimeLimitWrapper,
+    TrajectoryRecordingWrapper,
     Wrapper,
     WrapperFactory,
 )
@@ -150,6 +209,63 @@ __all__ = [
     "obtain_normalization_statistics",
     "estimate_observation_normalization_statistics",
     "make_normalized_env_factory",
+    "LogStatsWrapper",
+    "MazeEnvMonitoringWrapper",
+    "TrajectoryRecordingWrapper",
+    # events, statistics, event logs
+    "StepEventLog",
+    "EpisodeEventLog",
+    "KpiCalculator",
+    "LogEventsWriter",
+    "LogEventsWriterTSV",
+    "LogEventsWriterRegistry",
+    "SimpleEventLoggingSetup",
+    "read_event_log_tsv",
+    "LogStatsLevel",
+    "LogStatsKey",
+    "LogStatsValue",
+    "LogStats",
+    "LogStatsAggregator",
+    "LogStatsEnv",
+    "define_step_stats",
+    "define_episode_stats",
+    "define_epoch_stats",
+    "define_stats_grouping",
+    "define_plot",
+    "histogram",
+    "BaseEnvEvents",
+    "RewardEvents",
+    "ObservationEvents",
+    "DiscreteActionEvents",
+    "ContinuousActionEvents",
+    "MultiBinaryActionEvents",
+    "LogStatsWriter",
+    "LogStatsWriterConsole",
+    "LogStatsWriterFile",
+    "register_log_stats_writer",
+    "unregister_log_stats_writer",
+    "log_stats",
+    "get_stats_logger",
+    "increment_log_step",
+    "clear_global_state",
+    "SimpleStatsLoggingSetup",
+    "collect_episode_stats",
+    # rendering and trajectory recording
+    "RendererArg",
+    "IntRangeArg",
+    "OptionsArrayArg",
+    "StateRecord",
+    "TrajectoryRecord",
+    "StateTrajectoryRecord",
+    "SpacesRecord",
+    "StructuredSpacesRecord",
+    "SpacesTrajectoryRecord",
+    "TrajectoryWriter",
+    "TrajectoryWriterRegistry",
+    "TrajectoryWriterFile",
+    "TrajectoryLoadError",
+    "load_trajectory",
+    "SimpleTrajectoryRecordingSetup",
     # vector envs
     "StructuredVectorEnv",
     "SequentialVectorEnv",

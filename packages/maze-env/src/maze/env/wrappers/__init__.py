@@ -12,6 +12,8 @@ from maze.env.wrappers.dict_spaces import (
     NoDictSpacesWrapper,
 )
 from maze.env.wrappers.discretize_actions import DiscretizeActionsWrapper
+from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
+from maze.env.wrappers.monitoring_wrapper import MazeEnvMonitoringWrapper
 from maze.env.wrappers.normalization import ObservationNormalizationWrapper
 from maze.env.wrappers.observation_stack import ObservationStackWrapper
 from maze.env.wrappers.preprocessing import PreProcessingWrapper
@@ -51,4 +53,6 @@ __all__ = [
     "PreProcessingWrapper",
     "ObservationNormalizationWrapper",
     "TrajectoryRecordingWrapper",
+    "LogStatsWrapper",
+    "MazeEnvMonitoringWrapper",
 ]

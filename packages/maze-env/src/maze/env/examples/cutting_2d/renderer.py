@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from maze.env.core.rendering import Renderer
+from maze.env.core.rendering import Renderer, import_pyplot
 from maze.env.examples.cutting_2d.inventory import fits
 from maze.env.examples.cutting_2d.maze_action import Cutting2DMazeAction
 from maze.env.examples.cutting_2d.maze_state import Cutting2DMazeState, Piece
@@ -44,8 +44,7 @@ class Cutting2DRenderer(Renderer):
             events: The step's events (unused).
             **kwargs: Unused.
         """
-        import matplotlib.pyplot as plt
-
+        plt = import_pyplot()
         figure = plt.figure("Cutting 2D", figsize=(8, 4))
         figure.clf()
         piece_id = getattr(maze_action, "piece_id", None)
