@@ -1,0 +1,73 @@
+"""Categorical distribution for ``Discrete`` action spaces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from gymnasium import spaces
+from maze.distributions.base import TorchProbabilityDistribution, check_inputs, check_space
+
+__all__ = ["CategoricalProbabilityDistribution", "temper_logits"]
+
+
+def temper_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Divides logits by the temperature, keeping masked entries finite.
+
+    Action masks are applied by setting logits to a large negative value (e.g.
+    ``torch.finfo(dtype).min``); dividing such a value by a temperature below 1 would
+    overflow to ``-inf`` and turn KL gradients into NaN, so the result is clamped to the
+    smallest finite value. Masked actions keep probability 0.
+
+    Args:
+        logits: Any shape.
+        temperature: Positive.
+
+    Returns:
+        Same shape as ``logits``.
+    """
+    if temperature == 1.0:
+        return logits
+    return (logits / temperature).clamp(min=torch.finfo(logits.dtype).min)
+
+
+class CategoricalProbabilityDistribution(TorchProbabilityDistribution):
+    """Categorical distribution over the ``n`` actions of a ``Discrete(n, start)`` space.
+
+    Masked actions (logits set to a large negative value such as
+    ``torch.finfo(dtype).min``) have probability 0 and are never sampled.
+
+    Args:
+        logits: Unnormalised log-probabilities ``[*batch, n]``.
+        action_space: The ``Discrete`` space; actions are ``start + index``.
+        temperature: The logits are divided by it.
+
+    Shapes:
+        actions: ``[*batch]`` integers; ``log_prob``/``entropy``/``kl``: ``[*batch]``.
+    """
+
+    dist: torch.distributions.Categorical
+
+    def __init__(self, logits: torch.Tensor, action_space: spaces.Discrete, temperature: float = 1.0) -> None:
+        check_inputs(type(self), logits, action_space, temperature)
+        self.start = int(action_space.start)
+        dist = torch.distributions.Categorical(logits=temper_logits(logits, temperature), validate_args=False)
+        super().__init__(dist, temperature)
+
+    @classmethod
+    def required_logits_shape(cls, action_space: spaces.Space) -> tuple[int, ...]:
+        """``(n,)`` for ``Discrete(n)``."""
+        return (int(check_space(cls, action_space, spaces.Discrete).n),)
+
+    def log_prob(self, actions: Any) -> torch.Tensor:
+        """Log-probability of integer actions ``[*batch]`` -> ``[*batch]``."""
+        index = torch.as_tensor(actions, device=self.dist.logits.device)
+        return self.dist.log_prob(index - self.start if self.start else index)
+
+    def sample(self) -> torch.Tensor:
+        """Random actions ``[*batch]`` (int64)."""
+        return self.dist.sample() + self.start
+
+    def deterministic_sample(self) -> torch.Tensor:
+        """The most likely actions ``[*batch]`` (int64)."""
+        return self.dist.logits.argmax(dim=-1) + self.start
