@@ -1,10 +1,90 @@
 """Perception blocks, inference graphs, model composers, TorchPolicy, critics and checkpoints.
 
-This package is still being built; see the root README for its status.
+So far the package provides the perception blocks (``maze.perception.blocks``): torch
+modules with tensor-dict inputs/outputs, shape inference and shape normalization, the
+:class:`InferenceBlock` that runs them as a graph, and a plain-data description of that
+graph for drawing. Model composers, policies and critics follow.
 """
 
 from importlib.metadata import version as _version
 
+from maze.perception.blocks import (
+    ActionMaskingBlock,
+    ChainedBlock,
+    ConcatenationBlock,
+    CorrelationBlock,
+    DenseBlock,
+    FlattenBlock,
+    FlattenDenseBlock,
+    FunctionalBlock,
+    GlobalAveragePoolingBlock,
+    GraphAttentionBlock,
+    GraphConvBlock,
+    GraphEdge,
+    GraphNode,
+    InferenceBlock,
+    InferenceGraphStructure,
+    LinearOutputBlock,
+    LSTMBlock,
+    LSTMLastStepBlock,
+    MaskedGlobalPoolingBlock,
+    MultiHeadAttentionBlock,
+    MultiIndexSlicingBlock,
+    PerceptionBlock,
+    PointNetFeatureBlock,
+    RepeatToMatchBlock,
+    SelfAttentionConvBlock,
+    SelfAttentionSeqBlock,
+    ShapeNormalizationBlock,
+    SliceBlock,
+    StridedConvolutionBlock,
+    StridedConvolutionDenseBlock,
+    TorchModelBlock,
+    VGGConvolutionBlock,
+    VGGConvolutionDenseBlock,
+    VGGConvolutionGAPBlock,
+    inference_graph_structure,
+    resolve_non_lin,
+)
+
 __version__ = _version("maze-perception")
 
-__all__ = ["__version__"]
+__all__ = [
+    "ActionMaskingBlock",
+    "ChainedBlock",
+    "ConcatenationBlock",
+    "CorrelationBlock",
+    "DenseBlock",
+    "FlattenBlock",
+    "FlattenDenseBlock",
+    "FunctionalBlock",
+    "GlobalAveragePoolingBlock",
+    "GraphAttentionBlock",
+    "GraphConvBlock",
+    "GraphEdge",
+    "GraphNode",
+    "InferenceBlock",
+    "InferenceGraphStructure",
+    "LSTMBlock",
+    "LSTMLastStepBlock",
+    "LinearOutputBlock",
+    "MaskedGlobalPoolingBlock",
+    "MultiHeadAttentionBlock",
+    "MultiIndexSlicingBlock",
+    "PerceptionBlock",
+    "PointNetFeatureBlock",
+    "RepeatToMatchBlock",
+    "SelfAttentionConvBlock",
+    "SelfAttentionSeqBlock",
+    "ShapeNormalizationBlock",
+    "SliceBlock",
+    "StridedConvolutionBlock",
+    "StridedConvolutionDenseBlock",
+    "TorchModelBlock",
+    "VGGConvolutionBlock",
+    "VGGConvolutionDenseBlock",
+    "VGGConvolutionGAPBlock",
+    "inference_graph_structure",
+    "resolve_non_lin",
+    "__version__",
+]

@@ -1,0 +1,48 @@
+"""VGG convolutions, flatten, then dense layers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+from maze.perception.blocks.base import KeysType, NonLinType, ShapesType
+from maze.perception.blocks.feed_forward.dense import DenseBlock
+from maze.perception.blocks.feed_forward.vgg_conv import VGGConvolutionBlock
+from maze.perception.blocks.general.flatten import FlattenBlock
+from maze.perception.blocks.joint_blocks.chain import ChainedBlock
+from torch import nn
+
+__all__ = ["VGGConvolutionDenseBlock"]
+
+
+class VGGConvolutionDenseBlock(ChainedBlock):
+    """A :class:`VGGConvolutionBlock`, a flatten of ``(C', H', W')`` and a :class:`DenseBlock`.
+
+    Maps an image ``(C, H, W)`` to ``(hidden_units[-1],)``.
+
+    Args:
+        in_keys: One input key.
+        out_keys: One output key.
+        in_shapes: ``(C, H, W)``.
+        hidden_channels: The channels of each VGG stage.
+        hidden_units: The units of each dense layer.
+        non_lin: The activation class (or its dotted path).
+    """
+
+    def __init__(
+        self,
+        in_keys: KeysType,
+        out_keys: KeysType,
+        in_shapes: ShapesType,
+        hidden_channels: Sequence[int],
+        hidden_units: Sequence[int],
+        non_lin: NonLinType = nn.ReLU,
+    ):
+        super().__init__(in_keys=in_keys, out_keys=out_keys, in_shapes=in_shapes)
+        self.build_stages(
+            [
+                ("conv", partial(VGGConvolutionBlock, hidden_channels=hidden_channels, non_lin=non_lin)),
+                ("flat", partial(FlattenBlock, num_flatten_dims=3)),
+                ("dense", partial(DenseBlock, hidden_units=hidden_units, non_lin=non_lin)),
+            ]
+        )
