@@ -1,10 +1,13 @@
 """Notebook and keyboard trajectory viewers, statistics plots and inference-graph PDFs. Never imports torch.
 
-This package is still being built; see the root README for its status.
+Available now: :class:`InferenceGraph` (inference-graph drawing to PDF). The viewers and
+plots arrive with their own issues; see the root README for the status.
 """
 
 from importlib.metadata import version as _version
 
+from maze.viz.inference_graph import InferenceGraph
+
 __version__ = _version("maze-viz")
 
-__all__ = ["__version__"]
+__all__ = ["InferenceGraph", "__version__"]
