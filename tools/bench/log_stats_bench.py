@@ -57,7 +57,7 @@ def cutting_case(wrap: bool, n_steps: int, actions: list) -> Callable[[], float]
         env = maze_env_factory(max_pieces_in_inventory=200, raw_piece_size=(100, 100), static_demand=(30, 15))
         if wrap:
             env = LogStatsWrapper.wrap(
-                MazeEnvMonitoringWrapper.wrap(env, observation_logging=True, action_logging=True, reward_logging=True)
+                MazeEnvMonitoringWrapper.wrap(env, observation_logging=False, action_logging=True, reward_logging=True)
             )
         env.reset(seed=0)
         step = env.step

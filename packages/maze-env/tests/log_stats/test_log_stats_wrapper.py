@@ -28,6 +28,7 @@ from maze.env.testing.env_checker import check_env
 from maze.env.testing.fake_envs import build_dummy_maze_env, build_multi_step_env
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 from maze.env.wrappers.monitoring_wrapper import MazeEnvMonitoringWrapper
+from maze.env.wrappers.wrapper import ObservationWrapper
 
 
 class StoreEvents:
@@ -271,6 +272,34 @@ def test_monitoring_rows_for_every_action_space_kind():
         assert len(original) == len(processed) == 10
         np.testing.assert_allclose(np.stack(original), np.stack(processed))
     assert env.get_stats_value(DiscreteActionEvents.action, LogStatsLevel.EPOCH)[("substep_0", "discrete")] is not None
+
+
+class DoubledObservation(ObservationWrapper):
+    """Doubles the ``observation`` entry, so the processed observation differs from the original."""
+
+    def observation(self, observation: dict) -> dict:
+        return {**observation, "observation": observation["observation"] * 2}
+
+
+def test_observation_original_is_the_maze_env_conversion_below_other_wrappers():
+    env = LogStatsWrapper.wrap(
+        MazeEnvMonitoringWrapper.wrap(
+            DoubledObservation(build_dummy_maze_env()),
+            observation_logging=True,
+            action_logging=False,
+            reward_logging=False,
+        )
+    )
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    for _ in range(5):
+        env.step(env.action_space.sample())
+    env.finish_episode_stats()
+    env.write_epoch_stats()
+    labels = {(key.event, key.label): value for key, value in env.get_stats(LogStatsLevel.EPOCH).items()}
+    original = np.stack(labels[("observation_original", "substep_0/observation")])
+    processed = np.stack(labels[("observation_processed", "substep_0/observation")])
+    np.testing.assert_allclose(processed, 2 * original)
 
 
 def test_monitoring_wrapper_rejects_bad_arguments():

@@ -10,8 +10,7 @@ and cleared by :meth:`EventService.clear_step_events` when the next step begins.
 from __future__ import annotations
 
 from abc import abstractmethod
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, TypeVar
 
 from maze.env.core._meta import StackTransparentMeta
 
@@ -20,9 +19,20 @@ __all__ = ["EventRecord", "Subscriber", "EventService", "Pubsub"]
 TopicType = TypeVar("TopicType")
 
 
-@dataclass(frozen=True)
-class EventRecord:
-    """One fired event.
+class _EventFields(NamedTuple):
+    """The fields of an :class:`EventRecord` (a named tuple)."""
+
+    interface_class: type
+    interface_method: Callable
+    attributes: dict[str, Any]
+
+
+class EventRecord(_EventFields):
+    """One fired event (immutable).
+
+    A named tuple ``(interface_class, interface_method, attributes)`` underneath, so that
+    firing an event costs little. Records compare equal when their fields do; a record
+    never equals a plain tuple.
 
     Attributes:
         interface_class: The topic class that declares the event.
@@ -30,9 +40,25 @@ class EventRecord:
         attributes: The keyword arguments the event was fired with.
     """
 
-    interface_class: type
-    interface_method: Callable
-    attributes: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ()
+
+    def __new__(
+        cls, interface_class: type, interface_method: Callable, attributes: Optional[dict[str, Any]] = None
+    ) -> EventRecord:
+        """A record of ``interface_method`` of ``interface_class`` fired with ``attributes`` (None: none)."""
+        return _new_tuple(cls, (interface_class, interface_method, {} if attributes is None else attributes))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and _tuple_eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+
+_new_tuple = tuple.__new__
+_tuple_eq = tuple.__eq__
 
 
 class Subscriber(metaclass=StackTransparentMeta):
@@ -60,7 +86,12 @@ class Subscriber(metaclass=StackTransparentMeta):
 
 
 class EventService:
-    """Records the events of the current step and routes them to subscribers."""
+    """Records the events of the current step and routes them to subscribers.
+
+    Attributes:
+        step_events: The events of the current step, in firing order. The list is cleared
+            in place, never replaced (event firers append to it directly).
+    """
 
     def __init__(self) -> None:
         self._subscribers: dict[type, list[Subscriber]] = {}
@@ -78,6 +109,25 @@ class EventService:
         self.step_events.append(event)
         for subscriber in self._subscribers.get(event.interface_class, ()):
             subscriber.notify_event(event)
+
+    def event_firer(self, topic: type, method: Callable) -> Callable[..., None]:
+        """A function firing the event ``method`` of ``topic``: its keyword arguments are the attributes.
+
+        Calling it is what :meth:`notify_event` with a new :class:`EventRecord` does, only
+        cheaper; subscribers registered later receive the events too.
+        """
+        record = self.step_events.append
+        # register_subscriber appends to this very list, so the firer sees later subscribers.
+        subscribers = self._subscribers.setdefault(topic, [])
+
+        def fire(**attributes: Any) -> None:
+            event = _new_tuple(EventRecord, (topic, method, attributes))
+            record(event)
+            if subscribers:
+                for subscriber in subscribers:
+                    subscriber.notify_event(event)
+
+        return fire
 
     def clear_step_events(self) -> None:
         """Starts a new step: forgets recorded events, also in every subscriber."""
@@ -97,11 +147,7 @@ class _TopicProxy:
         method = getattr(self._topic, name, None)
         if method is None or not callable(method) or name.startswith("_"):
             raise AttributeError(f"event topic {self._topic.__name__} declares no event {name!r}")
-        topic, service = self._topic, self._service
-
-        def fire(**attributes: Any) -> None:
-            service.notify_event(EventRecord(topic, method, attributes))
-
+        fire = self._service.event_firer(self._topic, method)
         setattr(self, name, fire)  # later calls skip __getattr__
         return fire
 

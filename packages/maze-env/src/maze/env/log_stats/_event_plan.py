@@ -1,9 +1,19 @@
-"""How one event is aggregated: its declarations, checked once and cached per event."""
+"""How one event is aggregated: its declarations, checked once and cached per event.
+
+:func:`episode_step_stats` turns the events of a whole episode into step statistics in
+batches: one pass sorts the events by event type, then every event type is split into
+groups and values and reduced per step at once (most events fire at most once per step,
+which needs no per-step bookkeeping).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import countOf, itemgetter
 from typing import Any, Optional
 
 from maze.env.core.events import EventRecord
@@ -11,7 +21,7 @@ from maze.env.errors import ConfigurationError, MazeError
 from maze.env.log_stats.event_decorators import LogStatsLevel, StatsDefinition, stats_definitions, stats_grouping
 from maze.env.log_stats.log_stats import LogStatsGroup, LogStatsKey, LogStatsValue
 
-__all__ = ["EventPlan", "plan_for", "reduce_values", "step_values", "StepValues"]
+__all__ = ["EventPlan", "plan_for", "reduce_values", "episode_step_stats", "StepStats"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,6 +36,11 @@ class EventPlan:
         step: Step statistics, in application order (bottom-up).
         episode: Episode statistics, in application order (bottom-up).
         epoch: Epoch statistics, in application order (bottom-up): the order of the output.
+        value_name: The one parameter of the event method that is no grouping attribute
+            (None: the method declares none or several); events fired with exactly this
+            attribute besides the grouping ones are split without per-event work.
+        counts_only: Every step statistic counts the step's events (``len``), so the
+            events' values are never needed.
     """
 
     topic: str
@@ -35,6 +50,8 @@ class EventPlan:
     step: tuple[StatsDefinition, ...]
     episode: tuple[StatsDefinition, ...]
     epoch: tuple[StatsDefinition, ...]
+    value_name: Optional[str]
+    counts_only: bool
 
     def split(self, attributes: dict[str, Any]) -> tuple[LogStatsGroup, Any]:
         """Splits an event's attributes into its group values and its value.
@@ -64,6 +81,80 @@ class EventPlan:
         """The key of the lower-level statistic ``definition`` reads for ``groups``."""
         return LogStatsKey(self.topic, self.event, definition.input_name, groups)
 
+    def split_all(self, ordinals: list[int], attributes: list[dict]) -> list[tuple[LogStatsGroup, list[int], list]]:
+        """Splits the attributes of many events of this plan into groups and values.
+
+        Args:
+            ordinals: Positions of the events (any increasing numbers), one per event.
+            attributes: The events' attributes, one dict per event.
+
+        Returns:
+            Per group (in order of first appearance): the group values, the ordinals of its
+            events and their values (the ordinals stand in for the values when
+            ``counts_only``).
+        """
+        values = ordinals if self.counts_only else self._values(attributes)
+        if not self.grouping:
+            return [((), ordinals, values)]
+        try:
+            if len(self.grouping) > 1:
+                keys = list(map(itemgetter(*self.grouping), attributes))
+            else:
+                keys = list(zip(map(itemgetter(self.grouping[0]), attributes)))
+        except KeyError:
+            keys = [self.split(event_attributes)[0] for event_attributes in attributes]  # raises the error
+        if len(dict.fromkeys(keys)) == 1:
+            return [(keys[0], ordinals, values)]
+        positions: defaultdict[LogStatsGroup, list[int]] = defaultdict(list)
+        for position, key in enumerate(keys):
+            positions[key].append(position)
+        return [
+            (key, list(map(ordinals.__getitem__, group_positions)), list(map(values.__getitem__, group_positions)))
+            for key, group_positions in positions.items()
+        ]
+
+    def _values(self, attributes: list[dict]) -> list:
+        """The values of many events: see :meth:`split`."""
+        if self.value_name is not None and set(map(len, attributes)) == {len(self.grouping) + 1}:
+            try:
+                # Exactly one attribute besides the grouping ones, and it is value_name.
+                return list(map(itemgetter(self.value_name), attributes))
+            except KeyError:
+                pass
+        return [self.split(event_attributes)[1] for event_attributes in attributes]
+
+    def step_stats(self, step_indices: list[int], values: list) -> dict[Optional[str], list]:
+        """The step statistics of one group of events, by output name (one entry per step with events).
+
+        Args:
+            step_indices: The step of each event, non-decreasing.
+            values: The value of each event.
+        """
+        if len(set(step_indices)) == len(step_indices):  # at most one event per step
+            return {definition.output_name: self._reduce_singles(definition, values) for definition in self.step}
+        runs: list[list] = []
+        previous = None
+        for step_index, value in zip(step_indices, values, strict=True):
+            if step_index != previous:
+                runs.append([])
+                previous = step_index
+            runs[-1].append(value)
+        return {
+            definition.output_name: [reduce_values(self, definition, run) for run in runs] for definition in self.step
+        }
+
+    def _reduce_singles(self, definition: StatsDefinition, values: list) -> list:
+        """The step statistic of steps with one event each (the same as reducing ``[value]`` per step)."""
+        reducer = definition.reducer
+        if reducer is None:
+            return list(values)
+        if reducer is len:
+            return [1] * len(values)
+        try:
+            return [reducer([value]) for value in values]
+        except Exception:
+            return [reduce_values(self, definition, [value]) for value in values]  # raises the descriptive error
+
 
 _PLANS: dict[tuple[str, Callable], Optional[EventPlan]] = {}
 
@@ -87,18 +178,31 @@ def _compile(topic: str, method: Callable) -> Optional[EventPlan]:
     if not definitions:
         return None
     by_level = {level: tuple(d for d in definitions if d.level == level) for level in LogStatsLevel}
+    grouping = stats_grouping(method)
     plan = EventPlan(
         topic=topic,
         event=method.__name__,
         method=method,
-        grouping=stats_grouping(method),
+        grouping=grouping,
         step=by_level[LogStatsLevel.STEP],
         episode=by_level[LogStatsLevel.EPISODE],
         epoch=by_level[LogStatsLevel.EPOCH],
+        value_name=_value_name(method, grouping),
+        counts_only=all(definition.reducer is len for definition in by_level[LogStatsLevel.STEP]),
     )
     _check_inputs(plan, plan.episode, plan.step, "episode", "step")
     _check_inputs(plan, plan.epoch, plan.episode, "epoch", "episode")
     return plan
+
+
+def _value_name(method: Callable, grouping: tuple[str, ...]) -> Optional[str]:
+    """The one parameter of ``method`` (besides ``self``) that is no grouping attribute, if there is exactly one."""
+    try:
+        parameters = list(inspect.signature(method).parameters)[1:]
+    except (TypeError, ValueError):
+        return None
+    rest = [name for name in parameters if name not in grouping]
+    return rest[0] if len(rest) == 1 else None
 
 
 def _check_inputs(
@@ -136,17 +240,68 @@ def reduce_values(plan: EventPlan, definition: StatsDefinition, values: list) ->
         ) from error
 
 
-StepValues = dict[tuple[EventPlan, LogStatsGroup], list]
-"""The values of one step's events, by event plan and group."""
+StepStats = dict[tuple[EventPlan, LogStatsGroup], dict[Optional[str], list]]
+"""Step statistics by event plan and group, then by output name: one entry per step in which the event fired."""
+
+_TOPIC = itemgetter(0)
+_METHOD = itemgetter(1)
+_ATTRIBUTES = itemgetter(2)
 
 
-def step_values(events: Sequence[EventRecord]) -> StepValues:
-    """Collects the values of one step's events that declare statistics, by event and group."""
-    collected: StepValues = {}
-    for record in events:
-        plan = plan_for(record.interface_class.__name__, record.interface_method)
-        if plan is None:
+def episode_step_stats(
+    events: Sequence[EventRecord], step_of: Sequence[int], only_episode_stats: bool = True
+) -> StepStats:
+    """The step statistics of the events of several steps (an episode), by event and group.
+
+    Args:
+        events: The events of the steps, in step order.
+        step_of: The step of each event (non-decreasing).
+        only_episode_stats: Skip events without episode statistics (no statistic would read
+            their step statistics at episode end).
+
+    Returns:
+        The step statistics, in the order the events (and groups) first fired.
+    """
+    firsts: list[tuple[int, EventPlan, LogStatsGroup]] = []
+    parts: dict[tuple[EventPlan, LogStatsGroup], list[tuple[list[int], list]]] = {}
+    for topic, method, ordinals, records in _events_by_type(events):
+        plan = plan_for(topic.__name__, method)
+        if plan is None or (only_episode_stats and not plan.episode):
             continue
-        groups, value = plan.split(record.attributes)
-        collected.setdefault((plan, groups), []).append(value)
-    return collected
+        attributes = list(map(_ATTRIBUTES, records))
+        for group, group_ordinals, values in plan.split_all(ordinals, attributes):
+            firsts.append((group_ordinals[0], plan, group))
+            # Several parts: topic classes of the same name fired the same event method.
+            parts.setdefault((plan, group), []).append((group_ordinals, values))
+    stats: StepStats = {}
+    for _, plan, group in sorted(firsts, key=itemgetter(0)):
+        if (plan, group) not in stats:
+            group_ordinals, values = _merged(parts[(plan, group)])
+            stats[(plan, group)] = plan.step_stats(list(map(step_of.__getitem__, group_ordinals)), values)
+    return stats
+
+
+def _events_by_type(events: Sequence[EventRecord]) -> Iterator[tuple[type, Callable, list[int], list[EventRecord]]]:
+    """``(topic, method, positions in events, events)`` of each event type, in order of first appearance."""
+    positions: defaultdict[Callable, list[int]] = defaultdict(list)
+    for position, method in enumerate(map(_METHOD, events)):
+        positions[method].append(position)
+    for method, ordinals in positions.items():
+        records = list(map(events.__getitem__, ordinals))
+        topic = records[0][0]
+        if countOf(map(_TOPIC, records), topic) == len(records):
+            yield topic, method, ordinals, records
+        else:  # one method fired through several topic classes (e.g. subclasses)
+            for topic in dict.fromkeys(map(_TOPIC, records)):
+                selected = [ordinal for ordinal in ordinals if events[ordinal][0] is topic]
+                yield topic, method, selected, list(map(events.__getitem__, selected))
+
+
+def _merged(parts: list[tuple[list[int], list]]) -> tuple[list[int], list]:
+    """Ordinals and values of several parts, merged in ordinal order."""
+    if len(parts) == 1:
+        return parts[0]
+    pairs = sorted(
+        chain.from_iterable(zip(ordinals, values, strict=True) for ordinals, values in parts), key=itemgetter(0)
+    )
+    return [ordinal for ordinal, _ in pairs], [value for _, value in pairs]

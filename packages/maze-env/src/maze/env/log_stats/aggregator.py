@@ -26,10 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, repeat
+from operator import sub
+from typing import Optional
 
 from maze.env.core.events import EventRecord
 from maze.env.errors import ConfigurationError
-from maze.env.log_stats._event_plan import EventPlan, StepValues, plan_for, reduce_values, step_values
+from maze.env.log_stats._event_plan import EventPlan, episode_step_stats, plan_for, reduce_values
 from maze.env.log_stats.event_decorators import LogStatsLevel
 from maze.env.log_stats.log_stats import LogStats, LogStatsGroup, LogStatsKey
 
@@ -53,9 +56,10 @@ class EpisodeStatsBatch:
 def step_stats(events: Sequence[EventRecord]) -> LogStats:
     """The step statistics of one step's events."""
     stats: LogStats = {}
-    for (plan, groups), values in step_values(events).items():
+    step_of = [0] * len(events)
+    for (plan, groups), by_name in episode_step_stats(events, step_of, only_episode_stats=False).items():
         for definition in plan.step:
-            stats[plan.key(definition, groups)] = reduce_values(plan, definition, values)
+            stats[plan.key(definition, groups)] = by_name[definition.output_name][0]
     return stats
 
 
@@ -74,7 +78,11 @@ class LogStatsAggregator:
     """
 
     def __init__(self) -> None:
-        self._steps: list[Sequence[EventRecord]] = []
+        # The running episode's events, all steps in one list, and the step of each.
+        self._step_events: list[EventRecord] = []
+        self._event_steps: list[int] = []
+        self._step_count = 0
+        self._last_step_start = 0
         self._precomputed: list[tuple[EventPlan, list]] = []
         self._events: dict[tuple[str, str], Callable] = {}
         self._epoch_episodes: list[LogStats] = []
@@ -85,13 +93,25 @@ class LogStatsAggregator:
     # --- episodes ------------------------------------------------------------------------
 
     def add_step(self, events: Sequence[EventRecord]) -> None:
-        """Keeps the events of one step of the running episode.
+        """Adds the events of one step of the running episode."""
+        self.add_steps(events, (len(events),))
+
+    def add_steps(self, events: Sequence[EventRecord], step_ends: Sequence[int]) -> None:
+        """Adds the events of several steps of the running episode, given in one sequence.
 
         Args:
-            events: The step's events; the aggregator keeps the sequence itself, so pass a
-                copy of a list that is cleared later (e.g. the env's step event list).
+            events: The events of the steps, in step order.
+            step_ends: Per step, the end of its events in ``events`` (non-decreasing; the
+                last one is ``len(events)``).
         """
-        self._steps.append(events)
+        if not step_ends:
+            return
+        starts = [0, *step_ends[:-1]]
+        steps = range(self._step_count, self._step_count + len(step_ends))
+        self._event_steps.extend(chain.from_iterable(map(repeat, steps, map(sub, step_ends, starts))))
+        self._step_events.extend(events)
+        self._step_count += len(step_ends)
+        self._last_step_start = len(self._step_events) - (step_ends[-1] - starts[-1])
 
     def add_step_stats(self, topic: type, event: Callable, values: list) -> None:
         """Adds unnamed, ungrouped step statistics of ``event`` computed by the caller, one per step.
@@ -117,30 +137,28 @@ class LogStatsAggregator:
         Returns:
             The episode statistics (empty when no event with episode statistics fired).
         """
-        inputs: dict[tuple[EventPlan, LogStatsGroup], dict] = {}
+        inputs: dict[tuple[EventPlan, LogStatsGroup], dict[Optional[str], list]] = {}
         for plan, values in self._precomputed:
             inputs.setdefault((plan, ()), {}).setdefault(None, []).extend(values)
-        for events in self._steps:
-            self._add_step_inputs(inputs, step_values(events))
+        step_stats_of_events = episode_step_stats(self._step_events, self._event_steps) if self._step_events else {}
+        for key, by_name in step_stats_of_events.items():
+            if key in inputs:
+                for name, stats in by_name.items():
+                    inputs[key].setdefault(name, []).extend(stats)
+            else:
+                inputs[key] = by_name
         episode: LogStats = {}
         for (plan, groups), by_name in inputs.items():
             if plan.episode:
                 self._events[(plan.topic, plan.event)] = plan.method
             for definition in plan.episode:
                 episode[plan.key(definition, groups)] = reduce_values(plan, definition, by_name[definition.input_name])
-        self._steps = []
+        self._step_events, self._event_steps, self._step_count = [], [], 0
         self._precomputed = []
         if episode:
             self._epoch_episodes.append(episode)
         self._last_episode = episode
         return episode
-
-    @staticmethod
-    def _add_step_inputs(inputs: dict[tuple[EventPlan, LogStatsGroup], dict], values: StepValues) -> None:
-        for (plan, groups), event_values in values.items():
-            by_name = inputs.setdefault((plan, groups), {})
-            for definition in plan.step:
-                by_name.setdefault(definition.output_name, []).append(reduce_values(plan, definition, event_values))
 
     @property
     def episode_count(self) -> int:
@@ -208,7 +226,7 @@ class LogStatsAggregator:
                 finished episode; ``EPOCH``: the statistics of the last reduced epoch.
         """
         if level == LogStatsLevel.STEP:
-            return step_stats(self._steps[-1]) if self._steps else {}
+            return step_stats(self._step_events[self._last_step_start :]) if self._step_count else {}
         if level == LogStatsLevel.EPISODE:
             return dict(self._last_episode)
         return dict(self._last_epoch)

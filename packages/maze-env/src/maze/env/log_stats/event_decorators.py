@@ -181,6 +181,8 @@ def plot_definitions(method: Callable[..., Any]) -> list[PlotDefinition]:
 
 def histogram(values: list) -> list:
     """Reducer that keeps all values (flattened one level), for histograms and ``[len:N, μ:X]`` rows."""
+    if not any(issubclass(kind, (list, tuple)) for kind in set(map(type, values))):
+        return list(values)
     collected: list = []
     for value in values:
         if isinstance(value, (list, tuple)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
 from maze.env.core.events import EventRecord
@@ -60,10 +61,14 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
         self._aggregator = LogStatsAggregator()
         self._step_events_source: Callable[[], Any] = getattr(env, "get_step_events", lambda: _NO_EVENTS)
         self._env_time: Callable[[], int] = env_time_source(env) or (lambda: len(self._rewards))
+        # The running episode, per step() call: reward, env time and the end of its events in
+        # _events (the events of all steps in one list: few objects per step for the garbage
+        # collector to track).
         self._rewards: list = []
         self._env_times: list[int] = []
-        self._step_events: list = []
-        self._last_step: tuple[Any, Any] = (None, _NO_EVENTS)
+        self._step_ends: list[int] = []
+        self._events: list[EventRecord] = []
+        self._last_step: tuple[Any, Sequence[EventRecord]] = (None, _NO_EVENTS)
 
     # --- gymnasium API -------------------------------------------------------------------
 
@@ -71,10 +76,12 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
         """Steps the env and records the step's reward and events."""
         env_time = self._env_time()
         observation, reward, terminated, truncated, info = self.env.step(action)
+        events = self._step_events_source()
+        if events:
+            self._events.extend(events)
         self._rewards.append(reward)
         self._env_times.append(env_time)
-        events = self._step_events_source()
-        self._step_events.append(list(events) if events else _NO_EVENTS)
+        self._step_ends.append(len(self._events))
         if terminated or truncated:
             self._end_episode()
         return observation, reward, terminated, truncated, info
@@ -90,7 +97,11 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
         """The statistics of the last step, the last finished episode or the last written epoch."""
         if level != LogStatsLevel.STEP:
             return self._aggregator.get_stats(level)
-        reward, events = (self._rewards[-1], self._step_events[-1]) if self._rewards else self._last_step
+        if self._rewards:
+            ends = self._step_ends
+            reward, events = self._rewards[-1], self._events[ends[-2] if len(ends) > 1 else 0 : ends[-1]]
+        else:
+            reward, events = self._last_step
         if reward is None:
             return {}
         return {_REWARD_KEY: reward, **step_stats(events)}
@@ -115,21 +126,29 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
     # --- helpers -------------------------------------------------------------------------
 
     def _end_episode(self) -> None:
-        rewards, env_times, step_events = self._rewards, self._env_times, self._step_events
-        self._rewards, self._env_times, self._step_events = [], [], []
-        self._last_step = (rewards[-1], step_events[-1])
+        rewards, env_times, ends, events = self._rewards, self._env_times, self._step_ends, self._events
+        self._rewards, self._env_times, self._step_ends, self._events = [], [], [], []
+        self._last_step = (rewards[-1], events[ends[-2] if len(ends) > 1 else 0 :])
         aggregator = self._aggregator
-        for events in step_events:
-            if events:
-                aggregator.add_step(events)
+        if events:
+            aggregator.add_steps(events, ends)
         aggregator.add_step_stats(BaseEnvEvents, BaseEnvEvents.reward, _rewards_per_env_step(rewards, env_times))
         kpi_calculator = getattr(self.env, "get_kpi_calculator", lambda: None)()
         if kpi_calculator is not None or LogEventsWriterRegistry.writers:
-            episode_event_log = self._episode_event_log(rewards, env_times, step_events)
-            if kpi_calculator is not None:
-                aggregator.add_step(self._kpi_events(kpi_calculator, episode_event_log))
-            LogEventsWriterRegistry.record_event_logs(episode_event_log)
+            kpi_events = self._record_event_log(kpi_calculator, rewards, env_times, events, ends)
+            if kpi_events:
+                aggregator.add_step(kpi_events)
         aggregator.end_episode()
+
+    def _record_event_log(
+        self, kpi_calculator: Any, rewards: list, env_times: list[int], events: list[EventRecord], ends: list[int]
+    ) -> list[EventRecord]:
+        """Builds the episode event log, hands it to the event log writers and returns the KPI events."""
+        step_events = [events[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)] if events else None
+        episode_event_log = self._episode_event_log(rewards, env_times, step_events)
+        kpi_events = [] if kpi_calculator is None else self._kpi_events(kpi_calculator, episode_event_log)
+        LogEventsWriterRegistry.record_event_logs(episode_event_log)
+        return kpi_events
 
     def _kpi_events(self, kpi_calculator: Any, episode_event_log: EpisodeEventLog) -> list[EventRecord]:
         """The episode's KPIs as ``BaseEnvEvents.kpi`` events."""
@@ -140,16 +159,32 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
             for name, value in kpis.items()
         ]
 
-    def _episode_event_log(self, rewards: list, env_times: list[int], step_events: list) -> EpisodeEventLog:
-        """One StepEventLog per env step (sub-steps with the same env time share it), with the reward events."""
+    def _episode_event_log(
+        self, rewards: list, env_times: list[int], step_events: Optional[list[list[EventRecord]]]
+    ) -> EpisodeEventLog:
+        """One StepEventLog per env step (sub-steps with the same env time share it), with the reward events.
+
+        Args:
+            rewards: The reward of each ``step()`` call.
+            env_times: The env time of each ``step()`` call.
+            step_events: The events of each ``step()`` call (the lists get the reward events
+                appended); None: no events fired in the episode.
+        """
         episode_id = self.env.get_episode_id() if hasattr(self.env, "get_episode_id") else ""
+        reward_events = [EventRecord(BaseEnvEvents, BaseEnvEvents.reward, {"value": reward}) for reward in rewards]
+        if step_events is None:
+            step_events = [[reward_event] for reward_event in reward_events]
+        else:
+            for events, reward_event in zip(step_events, reward_events, strict=True):
+                events.append(reward_event)
+        if env_times[-1] - env_times[0] == len(env_times) - 1:  # one env step per step() call (flat envs)
+            return EpisodeEventLog(episode_id, list(map(StepEventLog, env_times, step_events)))
         step_event_logs: list[StepEventLog] = []
-        for reward, env_time, events in zip(rewards, env_times, step_events, strict=True):
-            reward_record = EventRecord(BaseEnvEvents, BaseEnvEvents.reward, {"value": reward})
+        for env_time, events in zip(env_times, step_events, strict=True):
             if step_event_logs and step_event_logs[-1].env_time == env_time:
-                step_event_logs[-1].events.extend((*events, reward_record))
+                step_event_logs[-1].events.extend(events)
             else:
-                step_event_logs.append(StepEventLog(env_time, [*events, reward_record]))
+                step_event_logs.append(StepEventLog(env_time, events))
         return EpisodeEventLog(episode_id, step_event_logs)
 
 

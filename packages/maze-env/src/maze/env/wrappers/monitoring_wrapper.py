@@ -6,7 +6,7 @@ from typing import Any, Callable, Optional
 
 from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
-from maze.env.core.events import Pubsub
+from maze.env.core.events import EventService
 from maze.env.core.maze_env import MazeEnv
 from maze.env.errors import ConfigurationError
 from maze.env.log_stats.base_events import (
@@ -28,8 +28,9 @@ _ACTION_TOPICS: tuple[tuple[type[spaces.Space], type], ...] = (
     (spaces.Box, ContinuousActionEvents),
 )
 
-_ActionFirers = list[tuple[Callable[..., None], str, Optional[str]]]
-"""Per sub-step: (fire the topic's ``action`` event, action key, substep name); key None: the whole action."""
+_ActionFirers = list[tuple[Callable[..., None], str, Optional[str], str]]
+"""Per sub-step: (fire the topic's ``action`` event, substep name, action key, name attribute); key None: the whole
+action."""
 
 
 class MazeEnvMonitoringWrapper(Wrapper[Any]):
@@ -74,42 +75,49 @@ class MazeEnvMonitoringWrapper(Wrapper[Any]):
         self.action_logging = action_logging
         self.reward_logging = reward_logging
         self._maze_env: MazeEnv = env.unwrapped
-        pubsub = Pubsub(self._maze_env.core_env.context.event_service)
-        self._observation_events = pubsub.create_event_topic(ObservationEvents)
-        self._reward_events = pubsub.create_event_topic(RewardEvents)
+        service = self._maze_env.core_env.context.event_service
+        self._fire_observation_original = service.event_firer(ObservationEvents, ObservationEvents.observation_original)
+        self._fire_observation_processed = service.event_firer(
+            ObservationEvents, ObservationEvents.observation_processed
+        )
+        self._fire_reward = service.event_firer(RewardEvents, RewardEvents.reward_processed)
+        action_spaces = inner_spaces_dict(env, "action")
         self._action_firers = {
-            step_key: self._action_firers_of(pubsub, step_key, space)
-            for step_key, space in inner_spaces_dict(env, "action").items()
+            step_key: self._action_firers_of(service, step_key, space) for step_key, space in action_spaces.items()
         }
+        self._only_key: Optional[StepKeyType] = next(iter(action_spaces)) if len(action_spaces) == 1 else None
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
         """Steps the env and fires the enabled events."""
-        step_key = self.env.actor_id()[0]
+        step_key = self._only_key if self._only_key is not None else self.env.actor_id()[0]
         observation, reward, terminated, truncated, info = self.env.step(action)
         if self.action_logging:
-            for fire, key, substep_name in self._action_firers[step_key]:
-                fire(substep_name=substep_name, name=key or "action", value=action if key is None else action[key])
+            for fire, substep_name, key, name in self._action_firers[step_key]:
+                fire(substep_name=substep_name, name=name, value=action if key is None else action[key])
         if self.observation_logging:
             self._fire_observations(observation)
         if self.reward_logging:
-            self._reward_events.reward_processed(value=reward)
+            self._fire_reward(value=reward)
         return observation, reward, terminated, truncated, info
 
     def _fire_observations(self, observation: Any) -> None:
-        step_key = self.env.actor_id()[0]
+        step_key = self._only_key if self._only_key is not None else self.env.actor_id()[0]
         substep_name = f"substep_{step_key}"
         maze_env = self._maze_env
-        original = maze_env.observation_conversion_dict[step_key].maze_to_space(maze_env.get_maze_state())
-        for event, values in (
-            (self._observation_events.observation_original, original),
-            (self._observation_events.observation_processed, observation),
+        if self.env is maze_env:  # no wrapper in between: the observation is the MazeEnv's conversion
+            original = observation
+        else:
+            original = maze_env.observation_conversion_dict[step_key].maze_to_space(maze_env.get_maze_state())
+        for fire, values in (
+            (self._fire_observation_original, original),
+            (self._fire_observation_processed, observation),
         ):
             items = values.items() if isinstance(values, dict) else (("observation", values),)
             for name, value in items:
-                event(substep_name=substep_name, name=name, value=value)
+                fire(substep_name=substep_name, name=name, value=value)
 
     @staticmethod
-    def _action_firers_of(pubsub: Pubsub, step_key: StepKeyType, space: spaces.Space) -> _ActionFirers:
+    def _action_firers_of(service: EventService, step_key: StepKeyType, space: spaces.Space) -> _ActionFirers:
         """The action events to fire for sub-step ``step_key``, one per action key."""
         substep_name = f"substep_{step_key}"
         subspaces = space.spaces.items() if isinstance(space, spaces.Dict) else ((None, space),)
@@ -122,5 +130,5 @@ class MazeEnvMonitoringWrapper(Wrapper[Any]):
                     f"its space {subspace} is not Discrete, MultiDiscrete, MultiBinary or Box; set action_logging "
                     "to false"
                 )
-            firers.append((pubsub.create_event_topic(topic).action, key, substep_name))
+            firers.append((service.event_firer(topic, topic.action), substep_name, key, key or "action"))
         return firers
