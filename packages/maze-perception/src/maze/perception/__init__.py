@@ -1,13 +1,35 @@
 """Perception blocks, inference graphs, model composers, TorchPolicy, critics and checkpoints.
 
-So far the package provides the perception blocks (``maze.perception.blocks``): torch
-modules with tensor-dict inputs/outputs, shape inference and shape normalization, the
-:class:`InferenceBlock` that runs them as a graph, and a plain-data description of that
-graph for drawing. Model composers, policies and critics follow.
+* ``maze.perception.blocks``: torch modules with tensor-dict inputs/outputs, shape
+  inference and normalization, the :class:`InferenceBlock` graph and its plain-data description.
+* ``maze.perception.models`` / ``builders``: template and custom model composers, policy and
+  critic composers, the ConcatModelBuilder, built-in flatten-concat networks, SpacesConfig.
+* ``maze.perception.agent``: TorchPolicy, state and state-action critics, TorchActorCritic.
+* ``maze.perception.checkpoint`` / ``serialization``: tensors-only checkpoints with plain-data
+  spaces and configs, SerializedTorchPolicy.
+* Packaged model configs (YAML) under ``maze/perception/conf/{model,critic}``.
 """
 
 from importlib.metadata import version as _version
 
+from maze.perception.agent import (
+    PolicyOutput,
+    PolicySubStepOutput,
+    StateCriticInput,
+    StateCriticOutput,
+    StateCriticStepInput,
+    StateCriticStepOutput,
+    TorchActorCritic,
+    TorchDeltaStateCritic,
+    TorchModel,
+    TorchPolicy,
+    TorchSharedStateActionCritic,
+    TorchSharedStateCritic,
+    TorchStateActionCritic,
+    TorchStateCritic,
+    TorchStepStateActionCritic,
+    TorchStepStateCritic,
+)
 from maze.perception.blocks import (
     ActionMaskingBlock,
     ChainedBlock,
@@ -46,10 +68,64 @@ from maze.perception.blocks import (
     inference_graph_structure,
     resolve_non_lin,
 )
+from maze.perception.builders import BaseModelBuilder, ConcatModelBuilder
+from maze.perception.checkpoint import SerializedTorchPolicy, load_checkpoint, save_checkpoint
+from maze.perception.models import (
+    BaseModelComposer,
+    CustomModelComposer,
+    DefaultModelComposer,
+    SpacesConfig,
+    TemplateModelComposer,
+    build_model_composer,
+)
+from maze.perception.perception_utils import (
+    convert_to_numpy,
+    convert_to_torch,
+    flatten_spaces,
+    observation_spaces_to_in_shapes,
+    resolve_device,
+    stack_and_flatten_spaces,
+)
+from maze.perception.weight_init import compute_sigmoid_bias, make_module_init_normc
 
 __version__ = _version("maze-perception")
 
 __all__ = [
+    "PolicyOutput",
+    "PolicySubStepOutput",
+    "StateCriticInput",
+    "StateCriticOutput",
+    "StateCriticStepInput",
+    "StateCriticStepOutput",
+    "TorchActorCritic",
+    "TorchDeltaStateCritic",
+    "TorchModel",
+    "TorchPolicy",
+    "TorchSharedStateActionCritic",
+    "TorchSharedStateCritic",
+    "TorchStateActionCritic",
+    "TorchStateCritic",
+    "TorchStepStateActionCritic",
+    "TorchStepStateCritic",
+    "BaseModelBuilder",
+    "ConcatModelBuilder",
+    "SerializedTorchPolicy",
+    "load_checkpoint",
+    "save_checkpoint",
+    "BaseModelComposer",
+    "CustomModelComposer",
+    "DefaultModelComposer",
+    "SpacesConfig",
+    "TemplateModelComposer",
+    "build_model_composer",
+    "convert_to_numpy",
+    "convert_to_torch",
+    "flatten_spaces",
+    "observation_spaces_to_in_shapes",
+    "resolve_device",
+    "stack_and_flatten_spaces",
+    "compute_sigmoid_bias",
+    "make_module_init_normc",
     "ActionMaskingBlock",
     "ChainedBlock",
     "ConcatenationBlock",

@@ -42,6 +42,8 @@ class ConcatenationBlock(PerceptionBlock):
     def forward(self, block_input: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """Concatenates ``[*leading, *shape_i]`` tensors along ``concat_dim``."""
         tensors = [fetch_tensor(block_input, key, type(self).__name__) for key in self.in_keys]
+        if len(tensors) == 1:  # an identity: skip the copy torch.cat would make
+            return {self.out_keys[0]: tensors[0]}
         return {self.out_keys[0]: torch.cat(tensors, dim=self._negative_dim)}
 
     def _repr_params(self) -> dict[str, Any]:

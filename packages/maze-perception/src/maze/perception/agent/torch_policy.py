@@ -1,0 +1,279 @@
+"""TorchPolicy: policy networks plus a distribution mapper, for structured (multi-step, multi-agent) envs."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Optional, Union
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from maze.distributions import (
+    CategoricalProbabilityDistribution,
+    DictProbabilityDistribution,
+    DistributionMapper,
+    ProbabilityDistribution,
+)
+from maze.env.agent.policy import Policy
+from maze.env.core.actor import ActorID, StepKeyType
+from maze.env.errors import ConfigurationError
+from maze.env.trajectory_recording.spaces_records import StructuredSpacesRecord
+from maze.perception.agent.policy_output import PolicyOutput, PolicySubStepOutput
+from maze.perception.agent.torch_model import TorchModel, network_name
+from torch import nn
+
+__all__ = ["TorchPolicy", "observation_to_torch"]
+
+NetworksType = Union[Mapping[Any, nn.Module], Sequence[nn.Module]]
+"""Policy networks by sub-step key (or by ``ActorID`` for sub-steps with separate agent nets), or a list."""
+
+MapperType = Union[DistributionMapper, Mapping[StepKeyType, DistributionMapper]]
+"""One mapper for the heads of all sub-steps, or one per sub-step key."""
+
+
+_Head = tuple[str, type[ProbabilityDistribution], spaces.Space]
+"""An action head of a network: name, distribution class and action space."""
+
+
+def _to_tensor(value: Any, device: torch.device) -> torch.Tensor:
+    """One observation entry as a float32 tensor on ``device`` (numpy float32 arrays are wrapped, not copied)."""
+    if isinstance(value, torch.Tensor):
+        tensor = value
+    elif isinstance(value, np.ndarray):
+        if value.dtype != np.float32:
+            value = value.astype(np.float32)
+        elif not (value.flags.writeable and value.flags.c_contiguous):
+            value = np.array(value)
+        tensor = torch.from_numpy(value)
+    else:
+        tensor = torch.as_tensor(value, dtype=torch.float32)
+    if tensor.dtype != torch.float32:
+        tensor = tensor.float()
+    return tensor if tensor.device == device else tensor.to(device)
+
+
+def observation_to_torch(observation: Mapping[str, Any], device: torch.device) -> dict[str, torch.Tensor]:
+    """An observation dict (numpy arrays, numbers or tensors, with or without batch dims) as float32 tensors."""
+    return {key: _to_tensor(value, device) for key, value in observation.items()}
+
+
+def _to_numpy(tensor: torch.Tensor) -> Any:
+    array = tensor.numpy() if tensor.device.type == "cpu" else tensor.cpu().numpy()
+    return array[()] if array.ndim == 0 else array
+
+
+class TorchPolicy(TorchModel, Policy):
+    """A structured policy backed by torch networks and a distribution mapper.
+
+    Each actor is served by the network of its sub-step, or, for sub-steps listed in
+    ``substeps_with_separate_agent_nets``, by the network keyed by its ``ActorID``. A
+    network maps the observation dict to a dict of logits per action head; further outputs
+    (shared embeddings) are passed on to trainers as ``embedding_logits``.
+
+    Observations may be single (no batch dim) or batched (``[B, ...]``); actions follow.
+
+    Args:
+        networks: Networks by sub-step key (ActorID for separate agent nets), or a list (keys 0, 1, ...).
+        distribution_mapper: One mapper over the heads of all sub-steps, or one per sub-step key.
+        device: Where the networks run; ``"cuda"`` without CUDA falls back to the CPU with a warning.
+        substeps_with_separate_agent_nets: Sub-step keys whose agents each have their own network.
+    """
+
+    def __init__(
+        self,
+        networks: NetworksType,
+        distribution_mapper: MapperType,
+        device: Union[str, torch.device] = "cpu",
+        substeps_with_separate_agent_nets: Optional[Collection[StepKeyType]] = None,
+    ) -> None:
+        super().__init__(device)
+        items = networks.items() if isinstance(networks, Mapping) else enumerate(networks)
+        self.networks: dict[Any, nn.Module] = {key: network.to(self.device) for key, network in items}
+        if not self.networks:
+            raise ConfigurationError("TorchPolicy needs at least one policy network")
+        self.distribution_mapper = distribution_mapper
+        self.substeps_with_separate_agent_nets = set(substeps_with_separate_agent_nets or ())
+        self._heads: dict[Any, tuple[_Head, ...]] = {}
+        self._keys: dict[Optional[ActorID], Any] = {}
+
+    def named_networks(self) -> dict[str, nn.Module]:
+        """``policy_<key>`` -> network."""
+        return {network_name("policy", key): network for key, network in self.networks.items()}
+
+    def seed(self, seed: int) -> None:
+        """Seeds torch's global generator, which action sampling draws from."""
+        torch.manual_seed(seed)
+
+    def network_key(self, actor_id: Optional[ActorID]) -> Any:
+        """The key of the network that serves ``actor_id``.
+
+        Raises:
+            ValueError: If ``actor_id`` is None but the policy has several networks.
+            KeyError: If no network serves the actor.
+        """
+        if actor_id is None:
+            if len(self.networks) != 1:
+                raise ValueError(
+                    f"TorchPolicy has networks {list(self.networks)}; pass actor_id (e.g. env.actor_id()) to pick one"
+                )
+            key = next(iter(self.networks))
+            self._keys[None] = key
+            return key
+        key = actor_id if actor_id[0] in self.substeps_with_separate_agent_nets else actor_id[0]
+        if key not in self.networks:
+            raise KeyError(f"TorchPolicy has no network for actor {actor_id}; networks: {list(self.networks)}")
+        self._keys[actor_id] = key
+        return key
+
+    def _key(self, actor_id: Optional[ActorID]) -> Any:
+        """:meth:`network_key`, cached per actor."""
+        return self._keys[actor_id] if actor_id in self._keys else self.network_key(actor_id)
+
+    def _mapper(self, step_key: Any) -> DistributionMapper:
+        if isinstance(self.distribution_mapper, DistributionMapper):
+            return self.distribution_mapper
+        try:
+            return self.distribution_mapper[step_key]
+        except KeyError:
+            raise KeyError(
+                f"TorchPolicy has no distribution mapper for sub-step {step_key!r}; it has "
+                f"{list(self.distribution_mapper)}"
+            ) from None
+
+    def _heads_of(self, key: Any, output: Mapping[str, torch.Tensor]) -> tuple[_Head, ...]:
+        """The action heads among a network's outputs, with distribution class and space (cached per network)."""
+        heads = self._heads.get(key)
+        if heads is None:
+            mapper = self._mapper(key[0] if isinstance(key, tuple) else key)
+            space = mapper.action_space
+            heads = tuple(
+                (head, mapper.distribution_class(head), space[head]) for head in output if head in space.spaces
+            )
+            per_step = not isinstance(self.distribution_mapper, DistributionMapper)
+            if not heads or (per_step and len(heads) != len(space.spaces)):
+                raise ConfigurationError(
+                    f"policy network {network_name('policy', key)!r} returns {list(output)}, but the action heads "
+                    f"are {list(space.spaces)}; the network must return logits for every head of its sub-step"
+                )
+            self._heads[key] = heads
+        return heads
+
+    def _forward(self, observation: Mapping[str, Any], actor_id: Optional[ActorID]) -> tuple[Any, dict, dict]:
+        """Runs the actor's network; returns its key, the action logits and the other outputs."""
+        key = self._key(actor_id)
+        output = self.networks[key](observation_to_torch(observation, self.device))
+        logits = {head: output[head] for head, _, _ in self._heads_of(key, output)}
+        embeddings = {name: value for name, value in output.items() if name not in logits}
+        return key, logits, embeddings
+
+    def _distribution(
+        self, key: Any, logits: Mapping[str, torch.Tensor], temperature: float
+    ) -> DictProbabilityDistribution:
+        mapper = self._mapper(key[0] if isinstance(key, tuple) else key)
+        return DictProbabilityDistribution(
+            {head: mapper.action_head_distribution(head, value, temperature) for head, value in logits.items()}
+        )
+
+    def compute_action(
+        self,
+        observation: Mapping[str, Any],
+        maze_state: Optional[Any] = None,
+        env: Optional[Any] = None,
+        actor_id: Optional[ActorID] = None,
+        deterministic: bool = False,
+    ) -> dict[str, Any]:
+        """Samples (or, if ``deterministic``, takes the most likely) action of ``actor_id``.
+
+        Args:
+            observation: Observation dict, single (``[*shape]``) or batched (``[B, *shape]``).
+            maze_state: Unused.
+            env: Unused.
+            actor_id: The acting actor; may be None when the policy has a single network.
+            deterministic: Take the mode of the distribution instead of sampling.
+
+        Returns:
+            Action head -> numpy action (``[*action_shape]`` or ``[B, *action_shape]``).
+        """
+        with torch.inference_mode():
+            key = self._key(actor_id)
+            output = self.networks[key](observation_to_torch(observation, self.device))
+            action = {}
+            for head, distribution_class, space in self._heads_of(key, output):
+                distribution = distribution_class(logits=output[head], action_space=space, temperature=1.0)
+                sample = distribution.deterministic_sample() if deterministic else distribution.sample()
+                action[head] = _to_numpy(sample)
+            return action
+
+    def compute_top_action_candidates(
+        self,
+        observation: Mapping[str, Any],
+        num_candidates: Optional[int],
+        maze_state: Optional[Any] = None,
+        env: Optional[Any] = None,
+        actor_id: Optional[ActorID] = None,
+    ) -> tuple[list[dict[str, Any]], list[float]]:
+        """The ``num_candidates`` most likely joint actions of a single observation (categorical heads only).
+
+        Returns:
+            The actions and their joint probabilities, most likely first (all combinations for None).
+
+        Raises:
+            NotImplementedError: For heads whose distribution is not categorical.
+        """
+        with torch.inference_mode():
+            key, logits, _ = self._forward(observation, actor_id)
+            distribution = self._distribution(key, logits, 1.0)
+        candidates: list[tuple[dict[str, Any], float]] = [({}, 1.0)]
+        for head, head_dist in distribution.distribution_dict.items():
+            if not isinstance(head_dist, CategoricalProbabilityDistribution) or head_dist.dist.probs.dim() != 1:
+                raise NotImplementedError(
+                    f"action candidates need categorical heads of a single observation; head {head!r} has a "
+                    f"{type(head_dist).__name__} with logits {tuple(logits[head].shape)}"
+                )
+            probs = head_dist.dist.probs
+            count = probs.numel() if num_candidates is None else min(num_candidates, probs.numel())
+            top_probs, top_index = torch.topk(probs, count)
+            options = [
+                (int(index) + head_dist.start, float(prob)) for prob, index in zip(top_probs, top_index, strict=True)
+            ]
+            candidates = [
+                ({**action, head: np.int64(option)}, prob * option_prob)
+                for action, prob in candidates
+                for option, option_prob in options
+            ]
+            candidates.sort(key=lambda item: -item[1])
+            candidates = candidates[:num_candidates] if num_candidates is not None else candidates
+        return [action for action, _ in candidates], [prob for _, prob in candidates]
+
+    def compute_logits_dict(
+        self, observation: Mapping[str, Any], actor_id: Optional[ActorID] = None
+    ) -> dict[str, torch.Tensor]:
+        """The action logits (with gradients) of ``actor_id``'s network, head -> ``[*batch, *logits_shape]``."""
+        return self._forward(observation, actor_id)[1]
+
+    def logits_dict_to_distribution(
+        self, logits_dict: Mapping[str, torch.Tensor], actor_id: Optional[ActorID] = None, temperature: float = 1.0
+    ) -> DictProbabilityDistribution:
+        """The joint action distribution for logits of ``actor_id``'s sub-step."""
+        return self._distribution(self.network_key(actor_id), logits_dict, temperature)
+
+    def compute_substep_policy_output(
+        self, observation: Mapping[str, Any], actor_id: Optional[ActorID] = None, temperature: float = 1.0
+    ) -> PolicySubStepOutput:
+        """Logits, distribution and shared embeddings (with gradients) of one sub-step, batched or not."""
+        key, logits, embeddings = self._forward(observation, actor_id)
+        return PolicySubStepOutput(
+            action_logits=logits,
+            prob_dist=self._distribution(key, logits, temperature),
+            embedding_logits=embeddings,
+            actor_id=actor_id,
+        )
+
+    def compute_policy_output(self, record: StructuredSpacesRecord, temperature: float = 1.0) -> PolicyOutput:
+        """The sub-step outputs for every sub-step of a (typically batched) structured record."""
+        return PolicyOutput(
+            [
+                self.compute_substep_policy_output(substep.observation, substep.actor_id, temperature)
+                for substep in record.substep_records
+            ]
+        )

@@ -1,0 +1,215 @@
+"""Helpers between gymnasium spaces, numpy structures and torch tensors."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any, Optional, Union
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from maze.env.errors import ConfigurationError
+
+__all__ = [
+    "Q_VALUE_KEY",
+    "convert_to_numpy",
+    "convert_to_torch",
+    "flatten_spaces",
+    "observation_spaces_to_in_shapes",
+    "resolve_device",
+    "stack_and_flatten_spaces",
+    "state_action_critic_shapes",
+]
+
+_warned_cuda_fallback = False
+
+Q_VALUE_KEY = "q_value"
+"""The output of a Q(s, a) network (``[*batch, 1]``) when some action heads are network inputs."""
+
+
+def state_action_critic_shapes(
+    action_space: spaces.Dict,
+) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]:
+    """The action inputs and outputs of a Q network for a dict action space.
+
+    A ``Discrete(n)`` head is valued for all its actions at once: output ``<head>_q_values``
+    ``(n,)``. Every other head (Box, MultiBinary, MultiDiscrete) is a network input under
+    its own name, and the network then returns ``q_value`` ``(1,)``.
+
+    Returns:
+        ``(action input shapes, output shapes)``.
+    """
+    inputs = {
+        head: tuple(int(dim) for dim in space.shape)
+        for head, space in action_space.items()
+        if not isinstance(space, spaces.Discrete)
+    }
+    outputs = {
+        f"{head}_q_values": (int(space.n),)
+        for head, space in action_space.items()
+        if isinstance(space, spaces.Discrete)
+    }
+    if inputs:
+        outputs[Q_VALUE_KEY] = (1,)
+    return inputs, outputs
+
+
+def resolve_device(device: Union[str, torch.device, None]) -> torch.device:
+    """Turns a device request into a ``torch.device``; CUDA without CUDA falls back to CPU.
+
+    The fallback warns once per process (a ``RuntimeWarning`` naming the requested device).
+
+    Args:
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, a ``torch.device`` or None (CPU).
+
+    Raises:
+        ConfigurationError: For a string torch does not understand as a device.
+    """
+    global _warned_cuda_fallback
+    try:
+        resolved = torch.device("cpu" if device is None else device)
+    except (RuntimeError, TypeError) as error:
+        raise ConfigurationError(f"device {device!r} is not a torch device (use 'cpu' or 'cuda'): {error}") from None
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        if not _warned_cuda_fallback:
+            warnings.warn(
+                f"device {str(resolved)!r} was requested but CUDA is not available; using 'cpu' instead",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            _warned_cuda_fallback = True
+        return torch.device("cpu")
+    return resolved
+
+
+def _shape_of(space: spaces.Space, where: str) -> tuple[int, ...]:
+    if isinstance(space, spaces.Discrete):
+        return (1,)
+    if space.shape is None:
+        raise ConfigurationError(f"observation {where}: {space!r} has no fixed shape; use Box/Discrete/MultiBinary")
+    return tuple(int(dim) for dim in space.shape)
+
+
+def observation_spaces_to_in_shapes(
+    observation_spaces_dict: Mapping[Any, spaces.Dict],
+) -> dict[Any, dict[str, tuple[int, ...]]]:
+    """The network input shapes (without batch dims) of every sub-step's observations.
+
+    Args:
+        observation_spaces_dict: Sub-step key -> dict observation space.
+
+    Returns:
+        Sub-step key -> observation key -> shape (``(1,)`` for a ``Discrete`` observation).
+    """
+    return {
+        step_key: {key: _shape_of(space, f"{key!r} of sub-step {step_key!r}") for key, space in dict_space.items()}
+        for step_key, dict_space in observation_spaces_dict.items()
+    }
+
+
+def flatten_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
+    """Merges dict spaces (e.g. of consecutive sub-steps) into one dict holding every key once.
+
+    Raises:
+        ConfigurationError: If a key occurs in several spaces with different sub-spaces.
+    """
+    merged: dict[str, spaces.Space] = {}
+    for dict_space in dict_spaces:
+        for key, space in dict_space.items():
+            if key in merged and merged[key] != space:
+                raise ConfigurationError(
+                    f"flatten_spaces: key {key!r} has two different spaces, {merged[key]!r} and {space!r}; "
+                    "rename one of them or use stack_and_flatten_spaces"
+                )
+            merged[key] = space
+    return spaces.Dict(merged)
+
+
+def stack_and_flatten_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
+    """Merges dict spaces into one; a key present in ``k > 1`` spaces becomes a stacked ``Box`` ``(k, *shape)``.
+
+    Raises:
+        ConfigurationError: If a repeated key is no ``Box`` or has different shapes.
+    """
+    collected: dict[str, list[spaces.Space]] = {}
+    for dict_space in dict_spaces:
+        for key, space in dict_space.items():
+            collected.setdefault(key, []).append(space)
+    merged: dict[str, spaces.Space] = {}
+    for key, parts in collected.items():
+        if len(parts) == 1:
+            merged[key] = parts[0]
+            continue
+        if not all(isinstance(part, spaces.Box) and part.shape == parts[0].shape for part in parts):
+            raise ConfigurationError(
+                f"stack_and_flatten_spaces: key {key!r} occurs {len(parts)} times with spaces {parts}; only Box "
+                "spaces of equal shape can be stacked"
+            )
+        merged[key] = spaces.Box(
+            low=np.stack([part.low for part in parts]),
+            high=np.stack([part.high for part in parts]),
+            dtype=parts[0].dtype,
+        )
+    return spaces.Dict(merged)
+
+
+def convert_to_torch(
+    struct: Any, device: Union[str, torch.device, None], cast: Optional[torch.dtype], in_place: bool = False
+) -> Any:
+    """Converts numpy arrays and numbers inside dicts, lists and tuples to tensors.
+
+    Numpy arrays are wrapped without a copy where the dtype and device allow it.
+
+    Args:
+        struct: An array, number, tensor, or a dict/list/tuple of them (nested).
+        device: The target device.
+        cast: A dtype for every tensor (e.g. ``torch.float32``), or None to keep dtypes.
+        in_place: Replace the values of dicts and lists in place instead of building new ones.
+
+    Returns:
+        The same structure with tensors as leaves.
+    """
+    if isinstance(struct, torch.Tensor):
+        return struct.to(device=device, dtype=cast or struct.dtype)
+    if isinstance(struct, np.ndarray):
+        array = struct if struct.dtype != object else struct.astype(np.float32)
+        return torch.from_numpy(np.ascontiguousarray(array)).to(device=device, dtype=cast)
+    if isinstance(struct, (bool, int, float, np.number, np.bool_)):
+        return torch.as_tensor(struct, device=device, dtype=cast)
+    return _map_container(struct, lambda value: convert_to_torch(value, device, cast, in_place), in_place)
+
+
+def convert_to_numpy(struct: Any, cast: Optional[np.dtype] = None, in_place: bool = False) -> Any:
+    """Converts tensors inside dicts, lists and tuples to numpy arrays (detached, on the CPU).
+
+    Args:
+        struct: A tensor, or a dict/list/tuple of them (nested); other leaves pass through.
+        cast: A numpy dtype for every converted array, or None to keep dtypes.
+        in_place: Replace the values of dicts and lists in place instead of building new ones.
+    """
+    if isinstance(struct, torch.Tensor):
+        array = struct.detach().cpu().numpy()
+        return array.astype(cast) if cast is not None else array
+    if isinstance(struct, np.ndarray):
+        return struct.astype(cast) if cast is not None else struct
+    return _map_container(struct, lambda value: convert_to_numpy(value, cast, in_place), in_place)
+
+
+def _map_container(struct: Any, convert: Any, in_place: bool) -> Any:
+    if isinstance(struct, dict):
+        if in_place:
+            for key, value in struct.items():
+                struct[key] = convert(value)
+            return struct
+        return {key: convert(value) for key, value in struct.items()}
+    if isinstance(struct, Mapping):
+        return {key: convert(value) for key, value in struct.items()}
+    if isinstance(struct, list):
+        if in_place:
+            struct[:] = [convert(value) for value in struct]
+            return struct
+        return [convert(value) for value in struct]
+    if isinstance(struct, tuple):
+        return type(struct)(*map(convert, struct)) if hasattr(struct, "_fields") else tuple(map(convert, struct))
+    return struct

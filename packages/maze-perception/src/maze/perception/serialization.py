@@ -1,0 +1,130 @@
+"""Checkpoint files: tensors-only state dicts and plain-data configs, written atomically.
+
+* ``state_dict.pt`` holds nested dicts of tensors only and loads with
+  ``torch.load(path, weights_only=True)``; nothing in it runs code when loaded.
+* Spaces (:class:`~maze.perception.models.spaces_config.SpacesConfig`) and model configs
+  are YAML/JSON next to it.
+* Every write goes to a temporary file in the target directory, is flushed to disk and then
+  renamed over the target, so a run killed mid-write keeps the previous good file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Union
+
+import torch
+import yaml
+from maze.env.errors import ConfigurationError
+from maze.env.utils.factory import to_plain_config
+
+__all__ = [
+    "atomic_write_bytes",
+    "check_tensors_only",
+    "load_model_config",
+    "load_state_dict_file",
+    "save_model_config",
+    "save_state_dict",
+]
+
+PathType = Union[str, Path]
+
+
+def atomic_write_bytes(path: PathType, payload: bytes) -> None:
+    """Writes ``payload`` to ``path`` via a temporary file and an atomic rename.
+
+    Raises:
+        OSError: If the directory cannot be written; the old file, if any, is untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(payload)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def check_tensors_only(state_dict: Mapping[str, Any], where: str = "state_dict") -> None:
+    """Checks that a (nested) state dict holds only str keys and tensors.
+
+    Raises:
+        ConfigurationError: Naming the first entry that is neither a tensor nor a nested dict.
+    """
+    for key, value in state_dict.items():
+        if not isinstance(key, str):
+            raise ConfigurationError(f"{where} has the non-string key {key!r}; checkpoint keys must be strings")
+        if isinstance(value, Mapping):
+            check_tensors_only(value, f"{where}[{key!r}]")
+        elif not isinstance(value, torch.Tensor):
+            raise ConfigurationError(
+                f"{where}[{key!r}] is a {type(value).__name__}, but checkpoints hold tensors only; store other "
+                "data as YAML/JSON next to state_dict.pt"
+            )
+
+
+def save_state_dict(state_dict: Mapping[str, Any], path: PathType) -> None:
+    """Saves a tensors-only (nested) state dict atomically with ``torch.save``.
+
+    Tensors are moved to the CPU, so the file loads on machines without the training device.
+
+    Raises:
+        ConfigurationError: If the state dict holds anything but tensors and nested dicts.
+    """
+    check_tensors_only(state_dict)
+    buffer = io.BytesIO()
+    torch.save(_to_cpu(state_dict), buffer)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def _to_cpu(state_dict: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        key: _to_cpu(value) if isinstance(value, Mapping) else value.detach().cpu() for key, value in state_dict.items()
+    }
+
+
+def load_state_dict_file(path: PathType, map_location: Union[str, torch.device, None] = "cpu") -> dict[str, Any]:
+    """Loads a state dict with ``torch.load(..., weights_only=True)``.
+
+    Raises:
+        FileNotFoundError: Naming the missing file.
+        ConfigurationError: If the file is no tensors-only checkpoint (e.g. a pickled model).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"state dict file {str(path)!r} does not exist")
+    try:
+        return torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as error:  # torch raises UnpicklingError, RuntimeError, ... for foreign files
+        raise ConfigurationError(
+            f"{str(path)!r} is not a tensors-only checkpoint loadable with weights_only=True "
+            f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}). Re-save it with "
+            "maze.perception.serialization.save_state_dict"
+        ) from None
+
+
+def save_model_config(config: Any, path: PathType) -> None:
+    """Writes a model (composer) config as YAML, atomically; OmegaConf configs are resolved first."""
+    plain = to_plain_config(config)
+    atomic_write_bytes(path, yaml.safe_dump(plain, sort_keys=False).encode("utf-8"))
+
+
+def load_model_config(path: PathType) -> Any:
+    """Reads a model config written by :func:`save_model_config` (plain dicts and lists).
+
+    Raises:
+        FileNotFoundError: Naming the missing file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"model config file {str(path)!r} does not exist")
+    return yaml.safe_load(path.read_text(encoding="utf-8"))

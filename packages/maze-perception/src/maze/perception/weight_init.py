@@ -1,0 +1,57 @@
+"""Weight initialisation helpers: normc initialisation and sigmoid bias for Bernoulli heads."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import torch
+from maze.env.errors import ConfigurationError
+from torch import nn
+
+__all__ = ["compute_sigmoid_bias", "make_module_init_normc"]
+
+
+def make_module_init_normc(std: float = 1.0) -> Callable[[nn.Module], None]:
+    """Builds an init function for ``module.apply`` that gives every output unit a weight norm of ``std``.
+
+    Linear and convolution layers get Gaussian weights rescaled so that the weights feeding
+    each output unit (a row of ``[out, in]``, or an output channel of ``[out, in, *kernel]``)
+    have L2 norm ``std``; their biases are set to zero. Other modules are left alone.
+
+    Args:
+        std: The norm of each output unit's weight vector (e.g. 1.0 for hidden layers,
+            0.01 for policy heads).
+
+    Returns:
+        A function taking one module, to be passed to ``nn.Module.apply``.
+    """
+    if not std > 0:
+        raise ConfigurationError(f"make_module_init_normc: std must be positive, got {std!r}")
+
+    def init(module: nn.Module) -> None:
+        if not isinstance(module, (nn.Linear, nn.modules.conv._ConvNd)):
+            return
+        with torch.no_grad():
+            weight = torch.randn_like(module.weight)
+            rows = weight.reshape(weight.shape[0], -1)
+            rows.mul_(std / rows.norm(dim=1, keepdim=True).clamp_min(1e-12))
+            module.weight.copy_(rows.reshape_as(module.weight))
+            if module.bias is not None:
+                module.bias.zero_()
+
+    return init
+
+
+def compute_sigmoid_bias(probability: float) -> float:
+    """The bias ``b`` with ``sigmoid(b) == probability``, to start Bernoulli heads at a chosen rate.
+
+    Args:
+        probability: The initial probability of a 1, strictly between 0 and 1.
+
+    Returns:
+        ``log(p / (1 - p))`` (0.0 for ``p = 0.5``).
+    """
+    if not 0.0 < probability < 1.0:
+        raise ConfigurationError(f"compute_sigmoid_bias: probability must lie in (0, 1), got {probability!r}")
+    return math.log(probability / (1.0 - probability))
