@@ -105,6 +105,6 @@ def build(session: nox.Session) -> None:
 @nox.session(python=PYTHON, default=False)
 def bench(session: nox.Session) -> None:
     """Run the benchmarks side by side with their peers; writes tools/bench/results/."""
-    install_packages(session, "maze-env")
+    install_packages(session, "maze-env", "maze-perception")
     session.chdir(ROOT)
     session.run("python", "-m", "tools.bench", *session.posargs, env={"OMP_NUM_THREADS": "1"})

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import env_layer, log_stats_bench
+from . import env_layer, log_stats_bench, policy_bench
 from .harness import Row, markdown_table, write_results
 
 NOTES = (
@@ -27,6 +27,7 @@ class Suite:
 SUITES = (
     Suite("env_layer", "Env-layer overhead (CartPole-v1, random actions)", env_layer.run),
     Suite("log_stats", "Statistics overhead (random actions)", log_stats_bench.run),
+    Suite("policy", "Policy inference (vector_obs CartPole policy vs bare nn.Sequential)", policy_bench.run),
 )
 
 

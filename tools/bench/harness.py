@@ -70,7 +70,7 @@ def paired_row(rates: dict[str, list[float]], case: str, peer: str, max_ratio: f
 def markdown_table(rows: list[Row]) -> str:
     """The rows as a markdown table (cost ratio = peer rate / case rate)."""
     lines = [
-        "| case | steps/s | peer | peer steps/s | cost ratio | target | met |",
+        "| case | rate (/s) | peer | peer rate (/s) | cost ratio | target | met |",
         "|---|---:|---|---:|---:|---|---|",
     ]
     for row in rows:

@@ -76,6 +76,7 @@ class ShapeNormalizationBlock(PerceptionBlock):
             Tensors of shape ``[*leading, *out_shape]``.
         """
         leading: tuple[int, ...] | None = None
+        exact_rank = True  # inputs of exactly the declared rank need no reshaping (the common batch case)
         normalized: dict[str, torch.Tensor] = {}
         for key, num_dims in zip(self.in_keys, self.in_num_dims, strict=True):
             tensor = fetch_tensor(block_input, key, type(self).__name__)
@@ -92,7 +93,11 @@ class ShapeNormalizationBlock(PerceptionBlock):
                     f"{type(self).__name__}: input {key!r} has leading dims {prefix} but {self.in_keys[0]!r} has "
                     f"{leading}; all inputs of one call need the same batch/time dimensions"
                 )
-            normalized[key] = tensor.reshape(math.prod(prefix), *tensor.shape[len(prefix) :])
+            if tensor.dim() == num_dims:
+                normalized[key] = tensor
+            else:
+                exact_rank = False
+                normalized[key] = tensor.reshape(math.prod(prefix), *tensor.shape[len(prefix) :])
         output = self.normalized_forward(normalized)
         restored: dict[str, torch.Tensor] = {}
         for key, num_dims in zip(self.out_keys, self.out_num_dims, strict=True):
@@ -102,7 +107,7 @@ class ShapeNormalizationBlock(PerceptionBlock):
                     f"{type(self).__name__}: normalized_forward returned {key!r} with rank {tensor.dim()} "
                     f"(shape {tuple(tensor.shape)}), but out_num_dims says {num_dims}"
                 )
-            restored[key] = tensor.reshape(*leading, *tensor.shape[1:])
+            restored[key] = tensor if exact_rank else tensor.reshape(*leading, *tensor.shape[1:])
         return restored
 
     @abstractmethod
