@@ -22,8 +22,8 @@ import gymnasium as gym
 import numpy as np
 from maze.env import GymMazeEnv
 from maze.env.examples.cutting_2d import maze_env_factory
-from maze.env.wrappers.monitoring_wrapper import MazeEnvMonitoringWrapper
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
+from maze.env.wrappers.monitoring_wrapper import MazeEnvMonitoringWrapper
 
 from .env_layer import single_env_case
 from .harness import Row, interleaved_rates, paired_row, timed_rate
