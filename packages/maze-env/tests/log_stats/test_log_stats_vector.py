@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+
+import cloudpickle
 import numpy as np
 import pytest
 from maze.env import ConfigurationError, EnvWorkerError, GymMazeEnv, SequentialVectorEnv, SubprocVectorEnv
@@ -11,6 +14,9 @@ from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 
 N_ENVS = 4
+
+# Test modules are not importable by worker processes: ship this module's functions by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def make_env():
