@@ -97,6 +97,19 @@ def test_masked_multi_categorical_never_samples_a_masked_action() -> None:
     assert not ((actions[:, 1] == 1) | (actions[:, 1] == 2)).any()
 
 
+@pytest.mark.parametrize("temperature", [1.0, 0.3, 5.0])
+def test_masked_bernoulli_stays_finite_at_any_temperature(temperature: float) -> None:
+    extreme = torch.finfo(torch.float32)
+    logits = torch.tensor([[extreme.min, 0.5, extreme.max]]).expand(1000, 3).clone().requires_grad_()
+    dist = BernoulliProbabilityDistribution(logits, spaces.MultiBinary(3), temperature=temperature)
+    actions = dist.sample()
+    assert (actions[:, 0] == 0).all() and (actions[:, 2] == 1).all()
+    other = BernoulliProbabilityDistribution(logits.detach() * 0.5, spaces.MultiBinary(3), temperature=temperature)
+    loss = dist.entropy().sum() + dist.kl(other).sum() + dist.log_prob(actions).sum()
+    loss.backward()
+    assert torch.isfinite(loss) and torch.all(torch.isfinite(logits.grad))
+
+
 def test_categorical_temperature_scales_the_logits() -> None:
     logits = torch.tensor([1.0, 2.0, 0.5, -1.0])
     for temperature in (0.1, 0.5, 2.0, 10.0):

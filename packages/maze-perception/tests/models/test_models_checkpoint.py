@@ -118,14 +118,17 @@ def test_spaces_config_round_trips_as_yaml_and_json(tmp_path: Path) -> None:
     config = SpacesConfig(
         action_spaces_dict={
             0: spaces.Dict(
-                {"a": spaces.Discrete(3, start=1), "b": spaces.MultiDiscrete([2, 4]), "c": spaces.MultiBinary(5)}
+                {"c": spaces.MultiBinary(5), "a": spaces.Discrete(3, start=1), "b": spaces.MultiDiscrete([2, 4])},
+                sort_keys=False,
             ),
             "place": spaces.Dict(
                 {"p": spaces.Box(np.array([-1.0, 0.0], np.float32), np.array([1.0, 2.0], np.float32), dtype=np.float32)}
             ),
         },
         observation_spaces_dict={
-            0: spaces.Dict({"x": spaces.Box(-np.inf, np.inf, (2, 3), np.float32)}),
+            0: spaces.Dict(
+                [("x", spaces.Box(-np.inf, np.inf, (2, 3), np.float32)), ("w", spaces.Discrete(2))], sort_keys=False
+            ),
             "place": spaces.Dict({"y": spaces.Box(0, 255, (3, 4, 4), np.uint8)}),
         },
         agent_counts_dict={0: 2, "place": 1},
@@ -134,8 +137,68 @@ def test_spaces_config_round_trips_as_yaml_and_json(tmp_path: Path) -> None:
         config.save(tmp_path / name)
         loaded = SpacesConfig.load(tmp_path / name)
         assert loaded == config
+        for kind in ("action_spaces_dict", "observation_spaces_dict"):
+            for step_key, space in getattr(config, kind).items():
+                assert list(getattr(loaded, kind)[step_key].spaces) == list(space.spaces)
         loaded.check_compatible(config)
     assert "!!python" not in (tmp_path / "spaces_config.yaml").read_text()
+
+
+ORDER_MODEL = {
+    **MODEL,
+    "model_builder": {
+        **MODEL["model_builder"],
+        "shared_embedding_keys": None,
+        "observation_modality_mapping": {"b": "feature", "a": "identity"},
+        "modality_config": {
+            **MODEL["model_builder"]["modality_config"],
+            "identity": {"block_type": "maze.perception.blocks.FlattenBlock", "block_params": {"num_flatten_dims": 1}},
+        },
+    },
+    "critic": None,
+}
+
+
+def test_unsorted_observation_keys_keep_their_order_through_a_checkpoint(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    box = spaces.Box(-1, 1, (3,), np.float32)
+    observation_space = spaces.Dict([("b", box), ("a", spaces.Box(-1, 1, (2,), np.float32))], sort_keys=False)
+    spaces_config = SpacesConfig(
+        {0: spaces.Dict({"action": spaces.Box(-1, 1, (1,), np.float32)})}, {0: observation_space}, {0: 1}
+    )
+    policy = build_model_composer(ORDER_MODEL, spaces_config).torch_policy()
+    save_checkpoint(tmp_path, policy, spaces_config, ORDER_MODEL)
+    stored = SpacesConfig.load(tmp_path / "spaces_config.yaml")
+    assert list(stored.observation_spaces_dict[0].spaces) == ["b", "a"]
+    reloaded = SerializedTorchPolicy(
+        ORDER_MODEL, tmp_path / "state_dict.pt", tmp_path / "spaces_config.yaml", env_spaces=spaces_config
+    )
+    observation = {"a": np.array([0.3, -0.2], np.float32), "b": np.array([0.9, 0.1, -0.5], np.float32)}
+    np.testing.assert_array_equal(
+        policy.compute_action(observation, deterministic=True)["action"],
+        reloaded.compute_action(observation, deterministic=True)["action"],
+    )
+    sorted_spaces = SpacesConfig(spaces_config.action_spaces_dict, {0: spaces.Dict(dict(observation_space))}, {0: 1})
+    with pytest.raises(ConfigurationError, match=r"orders the observation keys \['b', 'a'\].*\['a', 'b'\]"):
+        stored.check_compatible(sorted_spaces)
+
+
+def test_malformed_spaces_config_names_the_file_and_the_problem(tmp_path: Path) -> None:
+    config = SpacesConfig.from_env(GymMazeEnv("CartPole-v1"))
+    data = config.to_data()
+    del data["sub_steps"][0]["agent_count"]
+    path = tmp_path / "spaces_config.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigurationError, match=r"spaces_config.yaml.*sub_steps\[0\] has no key 'agent_count'"):
+        SpacesConfig.load(path)
+    path.write_text(yaml.safe_dump({"format": data["format"]}))
+    with pytest.raises(ConfigurationError, match=r"spaces_config.yaml.*missing key 'sub_steps'"):
+        SpacesConfig.load(path)
+    data = config.to_data()
+    data["sub_steps"][0]["action_space"] = {"type": "Discrete", "n": 2}
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigurationError, match=r"spaces_config.yaml.*action_space of sub-step 0 must be a Dict"):
+        SpacesConfig.load(path)
 
 
 def test_pickled_spaces_and_foreign_state_dicts_are_refused(tmp_path: Path) -> None:
@@ -147,6 +210,12 @@ def test_pickled_spaces_and_foreign_state_dicts_are_refused(tmp_path: Path) -> N
         load_state_dict_file(tmp_path / "bad.pt")
     with pytest.raises(ConfigurationError, match=r"\['step'\] is a int"):
         save_state_dict({"policy_0": {"w": torch.zeros(1)}, "step": 3}, tmp_path / "x.pt")
+    torch.save({"policy_0": {"w": torch.zeros(1), "step": 3}}, tmp_path / "numbers.pt")
+    with pytest.raises(ConfigurationError, match=r"numbers.pt'\['policy_0'\]\['step'\] is a int"):
+        load_state_dict_file(tmp_path / "numbers.pt")
+    torch.save([torch.zeros(1)], tmp_path / "list.pt")
+    with pytest.raises(ConfigurationError, match="holds a list, not a state dict"):
+        load_state_dict_file(tmp_path / "list.pt")
     with pytest.raises(FileNotFoundError, match="missing.pt"):
         load_state_dict_file(tmp_path / "missing.pt")
 

@@ -255,3 +255,39 @@ def test_vector_obs_rnn_runs_the_lstm_over_stacked_observations() -> None:
     assert shapes["observation_DenseBlock"] == (3, 128) and shapes["hidden"] == (3, 128) and shapes["latent"] == (32,)
     actions = composer.torch_policy().compute_action({"observation": np.zeros((5, 3, 4), np.float32)})["action"]
     assert actions.shape == (5,)
+
+
+def multi_step_template(critic: str) -> dict:
+    config = load_config("vector_obs", critic)
+    config["model_builder"]["observation_modality_mapping"] = {"items": "feature", "step": "feature"}
+    return config
+
+
+def test_delta_critic_with_shared_embeddings_still_reads_prev_value() -> None:
+    config = multi_step_template("template_state")
+    config["critic"]["_target_"] = "maze.perception.models.critics.DeltaStateCriticComposer"
+    composer = build(config, env_spaces(build_multi_step_env()))
+    network = composer.critic.networks[1]
+    assert network.in_keys == ["latent", "prev_value"]
+    inputs = {"latent": torch.randn(5, 128), "prev_value": torch.zeros(5, 1)}
+    changed = network({**inputs, "prev_value": torch.full((5, 1), 3.0)})["value"]
+    assert not torch.allclose(network(inputs)["value"], changed)
+
+
+def test_q_critic_with_shared_embeddings_still_reads_the_action() -> None:
+    composer = build(multi_step_template("template_state_action"), env_spaces(build_multi_step_env()))
+    network = composer.critic.networks[1]
+    assert network.in_keys == ["latent", "position"]
+    latent = torch.randn(5, 128)
+    first = network({"latent": latent, "position": torch.zeros(5, 2)})["q_value"]
+    assert not torch.allclose(first, network({"latent": latent, "position": torch.ones(5, 2)})["q_value"])
+
+
+def test_template_critic_refuses_to_stack_keys_of_several_sub_steps() -> None:
+    config = multi_step_template("template_shared")
+    config["critic"]["stack_observations"] = True
+    with pytest.raises(ConfigurationError, match=r"would stack \['items', 'latent'\].*stack_observations: false"):
+        build(config, env_spaces(build_multi_step_env()))
+    config["critic"]["stack_observations"] = False
+    composer = build(config, env_spaces(build_multi_step_env()))
+    assert composer.critic.networks[0].in_keys == ["latent"]

@@ -5,6 +5,7 @@ import pytest
 import torch
 from gymnasium import spaces
 from maze.distributions import DistributionMapper
+from maze.env import GymMazeEnv
 from maze.env.agent.policy import Policy
 from maze.env.core.actor import ActorID
 from maze.env.testing.fake_envs import build_dummy_maze_env, build_multi_agent_env, build_multi_step_env
@@ -196,3 +197,45 @@ def test_policy_outputs_for_trainers() -> None:
     logits = output[0].action_logits
     distribution = policy.logits_dict_to_distribution(logits, ActorID(0, 0), temperature=0.5)
     assert distribution.entropy().mean() < output[0].entropy.mean()
+
+
+class DropoutPolicyNet(nn.Module):
+    """A policy net with dropout: its deterministic actions are reproducible only in eval mode."""
+
+    def __init__(self, obs_shapes: dict, action_logits_shapes: dict) -> None:
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 64), nn.Dropout(0.5), nn.Linear(64, 2))
+
+    def forward(self, tensor_dict: dict) -> dict:
+        return {"action": self.body(tensor_dict["observation"])}
+
+
+def test_composer_policies_are_returned_in_eval_mode() -> None:
+    config = {
+        "_target_": "maze.perception.models.CustomModelComposer",
+        "distribution_mapper_config": [],
+        "policy": {"_target_": "ProbabilisticPolicyComposer", "networks": [DropoutPolicyNet]},
+        "critic": {
+            "_target_": "StateCriticComposer",
+            "networks": [
+                {
+                    "_target_": "maze.perception.models.built_in.FlattenConcatStateValueNet",
+                    "hidden_units": [8],
+                    "non_lin": "Tanh",
+                }
+            ],
+        },
+    }
+    cartpole = GymMazeEnv("CartPole-v1")
+    composer = Factory(BaseModelComposer).instantiate(
+        config,
+        action_spaces_dict=cartpole.action_spaces_dict,
+        observation_spaces_dict=cartpole.observation_spaces_dict,
+        agent_counts_dict=cartpole.agent_counts_dict,
+    )
+    policy = composer.torch_policy()
+    assert not any(module.training for network in policy.networks.values() for module in network.modules())
+    observation = {"observation": np.random.default_rng(0).normal(size=(256, 4)).astype(np.float32)}
+    first = policy.compute_action(observation, deterministic=True)["action"]
+    np.testing.assert_array_equal(first, policy.compute_action(observation, deterministic=True)["action"])
+    assert all(network.training for network in composer.torch_actor_critic().named_networks().values())

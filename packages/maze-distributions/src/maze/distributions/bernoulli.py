@@ -7,6 +7,7 @@ from typing import Any
 import torch
 from gymnasium import spaces
 from maze.distributions.base import TorchProbabilityDistribution, check_inputs, check_space
+from maze.distributions.utils import temper_logits
 
 __all__ = ["BernoulliProbabilityDistribution"]
 
@@ -17,7 +18,7 @@ class BernoulliProbabilityDistribution(TorchProbabilityDistribution):
     Args:
         logits: Log-odds of a 1, ``[*batch, *space.shape]``.
         action_space: The ``MultiBinary`` space (``n`` may be an int or a shape).
-        temperature: The logits are divided by it.
+        temperature: The logits are divided by it (masked logits stay finite, see :func:`temper_logits`).
 
     Shapes:
         actions: ``[*batch, *space.shape]`` with values 0/1 (any numeric dtype);
@@ -28,7 +29,7 @@ class BernoulliProbabilityDistribution(TorchProbabilityDistribution):
 
     def __init__(self, logits: torch.Tensor, action_space: spaces.MultiBinary, temperature: float = 1.0) -> None:
         check_inputs(type(self), logits, action_space, temperature)
-        self.logits = logits / temperature
+        self.logits = temper_logits(logits, temperature)
         bernoulli = torch.distributions.Bernoulli(logits=self.logits, validate_args=False)
         dist = torch.distributions.Independent(bernoulli, len(action_space.shape), validate_args=False)
         super().__init__(dist, temperature)

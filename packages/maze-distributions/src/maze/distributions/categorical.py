@@ -7,28 +7,9 @@ from typing import Any
 import torch
 from gymnasium import spaces
 from maze.distributions.base import TorchProbabilityDistribution, check_inputs, check_space
+from maze.distributions.utils import temper_logits
 
-__all__ = ["CategoricalProbabilityDistribution", "temper_logits"]
-
-
-def temper_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:
-    """Divides logits by the temperature, keeping masked entries finite.
-
-    Action masks are applied by setting logits to a large negative value (e.g.
-    ``torch.finfo(dtype).min``); dividing such a value by a temperature below 1 would
-    overflow to ``-inf`` and turn KL gradients into NaN, so the result is clamped to the
-    smallest finite value. Masked actions keep probability 0.
-
-    Args:
-        logits: Any shape.
-        temperature: Positive.
-
-    Returns:
-        Same shape as ``logits``.
-    """
-    if temperature == 1.0:
-        return logits
-    return (logits / temperature).clamp(min=torch.finfo(logits.dtype).min)
+__all__ = ["CategoricalProbabilityDistribution"]
 
 
 class CategoricalProbabilityDistribution(TorchProbabilityDistribution):

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from maze.distributions.base import TorchProbabilityDistribution, check_inputs, check_space
-from maze.distributions.categorical import temper_logits
+from maze.distributions.utils import temper_logits
 
 __all__ = ["MultiCategoricalProbabilityDistribution"]
 

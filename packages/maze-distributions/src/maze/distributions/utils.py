@@ -17,6 +17,7 @@ __all__ = [
     "split_two_parameter_logits",
     "check_bounded_box",
     "box_bounds",
+    "temper_logits",
 ]
 
 
@@ -100,3 +101,24 @@ def box_bounds(action_space: spaces.Box, like: torch.Tensor) -> tuple[torch.Tens
     low = torch.as_tensor(action_space.low, dtype=like.dtype, device=like.device)
     high = torch.as_tensor(action_space.high, dtype=like.dtype, device=like.device)
     return low, high
+
+
+def temper_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Divides logits (of categorical or Bernoulli distributions) by the temperature, keeping them finite.
+
+    Action masks are applied by setting logits to a large negative value (e.g.
+    ``torch.finfo(dtype).min``); dividing such a value by a temperature below 1 would
+    overflow to ``-inf`` and turn log-probabilities, entropies and KL gradients into NaN, so
+    the result is clamped to the finite range of the dtype. Masked actions keep probability 0.
+
+    Args:
+        logits: Any shape.
+        temperature: Positive.
+
+    Returns:
+        Same shape as ``logits``.
+    """
+    if temperature == 1.0:
+        return logits
+    info = torch.finfo(logits.dtype)
+    return (logits / temperature).clamp(min=info.min, max=info.max)

@@ -102,6 +102,7 @@ class SerializedTorchPolicy(TorchPolicy):
             distribution_mapper=composer.distribution_mapper,
             device=device,
             substeps_with_separate_agent_nets=composer.policy.substeps_with_separate_agent_nets,
+            observation_spaces_dict=spaces_config.observation_spaces_dict,
         )
         self.spaces_config = spaces_config
         self.load_state_dict(load_state_dict_file(state_dict_file, map_location=self.device))

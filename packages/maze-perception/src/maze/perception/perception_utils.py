@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -13,9 +14,12 @@ from maze.env.errors import ConfigurationError
 
 __all__ = [
     "Q_VALUE_KEY",
+    "common_spaces",
     "convert_to_numpy",
     "convert_to_torch",
+    "discrete_observation_keys",
     "flatten_spaces",
+    "observation_to_torch",
     "observation_spaces_to_in_shapes",
     "resolve_device",
     "stack_and_flatten_spaces",
@@ -123,7 +127,23 @@ def flatten_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
                     "rename one of them or use stack_and_flatten_spaces"
                 )
             merged[key] = space
-    return spaces.Dict(merged)
+    return spaces.Dict(merged, sort_keys=False)
+
+
+def common_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
+    """The keys every dict space has (in the order of the first space), e.g. those all sub-steps observe.
+
+    Raises:
+        ConfigurationError: If there is no common key, or a common key has different sub-spaces.
+    """
+    dict_spaces = list(dict_spaces)
+    keys = [key for key in dict_spaces[0].spaces if all(key in other.spaces for other in dict_spaces[1:])]
+    if not keys:
+        raise ConfigurationError(
+            f"no key is common to all of the dict spaces {[list(space.spaces) for space in dict_spaces]}; a shared "
+            "critic needs such keys (or stack_observations=True, or one critic per sub-step)"
+        )
+    return flatten_spaces(spaces.Dict([(key, space[key]) for key in keys], sort_keys=False) for space in dict_spaces)
 
 
 def stack_and_flatten_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
@@ -151,7 +171,63 @@ def stack_and_flatten_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
             high=np.stack([part.high for part in parts]),
             dtype=parts[0].dtype,
         )
-    return spaces.Dict(merged)
+    return spaces.Dict(merged, sort_keys=False)
+
+
+def _to_tensor(value: Any, device: torch.device) -> torch.Tensor:
+    """One observation entry as a float32 tensor on ``device`` (numpy float32 arrays are wrapped, not copied)."""
+    if isinstance(value, torch.Tensor):
+        tensor = value
+    elif isinstance(value, np.ndarray):
+        if value.dtype != np.float32:
+            value = value.astype(np.float32)
+        elif not (value.flags.writeable and value.flags.c_contiguous):
+            value = np.array(value)
+        tensor = torch.from_numpy(value)
+    else:
+        tensor = torch.as_tensor(value, dtype=torch.float32)
+    if tensor.dtype != torch.float32:
+        tensor = tensor.float()
+    return tensor if tensor.device == device else tensor.to(device)
+
+
+def observation_to_torch(
+    observation: Mapping[str, Any], device: torch.device, discrete_keys: AbstractSet[str] = frozenset()
+) -> dict[str, torch.Tensor]:
+    """An observation dict (numpy arrays, numbers or tensors, with or without batch dims) as float32 tensors.
+
+    Args:
+        observation: Key -> value ``[*batch, *shape]``.
+        device: Where the tensors go.
+        discrete_keys: Keys of ``Discrete`` observations: their values are integers ``[*batch]``
+            and get the trailing dim of their network input shape ``(1,)``: ``[*batch, 1]``.
+
+    Returns:
+        Key -> float32 tensor.
+    """
+    tensors = {key: _to_tensor(value, device) for key, value in observation.items()}
+    if discrete_keys:
+        for key in discrete_keys & tensors.keys():
+            tensors[key] = tensors[key].unsqueeze(-1)
+    return tensors
+
+
+def discrete_observation_keys(observation_spaces_dict: Mapping[Any, spaces.Dict]) -> frozenset[str]:
+    """The keys of ``Discrete`` observations (for :func:`observation_to_torch`).
+
+    Raises:
+        ConfigurationError: If a key is Discrete in one sub-step but not in another.
+    """
+    kinds: dict[str, set[bool]] = {}
+    for dict_space in observation_spaces_dict.values():
+        for key, space in dict_space.spaces.items():
+            kinds.setdefault(key, set()).add(isinstance(space, spaces.Discrete))
+    mixed = [key for key, kind in kinds.items() if len(kind) > 1]
+    if mixed:
+        raise ConfigurationError(
+            f"observations {mixed} are Discrete in some sub-steps and not in others; rename them per space"
+        )
+    return frozenset(key for key, kind in kinds.items() if True in kind)
 
 
 def convert_to_torch(

@@ -25,7 +25,6 @@ from maze.env.utils.factory import to_plain_config
 __all__ = [
     "atomic_write_bytes",
     "check_tensors_only",
-    "load_model_config",
     "load_state_dict_file",
     "save_model_config",
     "save_state_dict",
@@ -97,34 +96,29 @@ def load_state_dict_file(path: PathType, map_location: Union[str, torch.device, 
 
     Raises:
         FileNotFoundError: Naming the missing file.
-        ConfigurationError: If the file is no tensors-only checkpoint (e.g. a pickled model).
+        ConfigurationError: If the file is no tensors-only checkpoint (e.g. a pickled model, or a dict
+            holding numbers or strings besides tensors).
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"state dict file {str(path)!r} does not exist")
     try:
-        return torch.load(path, map_location=map_location, weights_only=True)
+        state_dict = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as error:  # torch raises UnpicklingError, RuntimeError, ... for foreign files
         raise ConfigurationError(
             f"{str(path)!r} is not a tensors-only checkpoint loadable with weights_only=True "
             f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}). Re-save it with "
             "maze.perception.serialization.save_state_dict"
         ) from None
+    if not isinstance(state_dict, Mapping):
+        raise ConfigurationError(
+            f"{str(path)!r} holds a {type(state_dict).__name__}, not a state dict (network name -> parameters)"
+        )
+    check_tensors_only(state_dict, repr(str(path)))
+    return state_dict
 
 
 def save_model_config(config: Any, path: PathType) -> None:
     """Writes a model (composer) config as YAML, atomically; OmegaConf configs are resolved first."""
     plain = to_plain_config(config)
     atomic_write_bytes(path, yaml.safe_dump(plain, sort_keys=False).encode("utf-8"))
-
-
-def load_model_config(path: PathType) -> Any:
-    """Reads a model config written by :func:`save_model_config` (plain dicts and lists).
-
-    Raises:
-        FileNotFoundError: Naming the missing file.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"model config file {str(path)!r} does not exist")
-    return yaml.safe_load(path.read_text(encoding="utf-8"))

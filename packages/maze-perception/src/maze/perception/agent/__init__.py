@@ -9,6 +9,7 @@ from maze.perception.agent.state_critic_io import (
 )
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.perception.agent.torch_model import TorchModel
+from maze.perception.agent.torch_networks_model import TorchCriticModel, TorchNetworksModel
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.perception.agent.torch_state_action_critic import (
     TorchSharedStateActionCritic,
@@ -30,8 +31,10 @@ __all__ = [
     "StateCriticStepInput",
     "StateCriticStepOutput",
     "TorchActorCritic",
+    "TorchCriticModel",
     "TorchDeltaStateCritic",
     "TorchModel",
+    "TorchNetworksModel",
     "TorchPolicy",
     "TorchSharedStateActionCritic",
     "TorchSharedStateCritic",

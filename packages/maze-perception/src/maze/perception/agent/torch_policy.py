@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -19,13 +19,11 @@ from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import StructuredSpacesRecord
 from maze.perception.agent.policy_output import PolicyOutput, PolicySubStepOutput
-from maze.perception.agent.torch_model import TorchModel, network_name
-from torch import nn
+from maze.perception.agent.torch_model import network_name
+from maze.perception.agent.torch_networks_model import NetworksType, TorchNetworksModel
+from maze.perception.perception_utils import observation_to_torch
 
-__all__ = ["TorchPolicy", "observation_to_torch"]
-
-NetworksType = Union[Mapping[Any, nn.Module], Sequence[nn.Module]]
-"""Policy networks by sub-step key (or by ``ActorID`` for sub-steps with separate agent nets), or a list."""
+__all__ = ["TorchPolicy"]
 
 MapperType = Union[DistributionMapper, Mapping[StepKeyType, DistributionMapper]]
 """One mapper for the heads of all sub-steps, or one per sub-step key."""
@@ -35,34 +33,12 @@ _Head = tuple[str, type[ProbabilityDistribution], spaces.Space]
 """An action head of a network: name, distribution class and action space."""
 
 
-def _to_tensor(value: Any, device: torch.device) -> torch.Tensor:
-    """One observation entry as a float32 tensor on ``device`` (numpy float32 arrays are wrapped, not copied)."""
-    if isinstance(value, torch.Tensor):
-        tensor = value
-    elif isinstance(value, np.ndarray):
-        if value.dtype != np.float32:
-            value = value.astype(np.float32)
-        elif not (value.flags.writeable and value.flags.c_contiguous):
-            value = np.array(value)
-        tensor = torch.from_numpy(value)
-    else:
-        tensor = torch.as_tensor(value, dtype=torch.float32)
-    if tensor.dtype != torch.float32:
-        tensor = tensor.float()
-    return tensor if tensor.device == device else tensor.to(device)
-
-
-def observation_to_torch(observation: Mapping[str, Any], device: torch.device) -> dict[str, torch.Tensor]:
-    """An observation dict (numpy arrays, numbers or tensors, with or without batch dims) as float32 tensors."""
-    return {key: _to_tensor(value, device) for key, value in observation.items()}
-
-
 def _to_numpy(tensor: torch.Tensor) -> Any:
     array = tensor.numpy() if tensor.device.type == "cpu" else tensor.cpu().numpy()
     return array[()] if array.ndim == 0 else array
 
 
-class TorchPolicy(TorchModel, Policy):
+class TorchPolicy(TorchNetworksModel, Policy):
     """A structured policy backed by torch networks and a distribution mapper.
 
     Each actor is served by the network of its sub-step, or, for sub-steps listed in
@@ -72,12 +48,21 @@ class TorchPolicy(TorchModel, Policy):
 
     Observations may be single (no batch dim) or batched (``[B, ...]``); actions follow.
 
+    Modes: :meth:`eval` before acting (dropout off, so deterministic actions are
+    reproducible; composers return their policies in eval mode), :meth:`train` before
+    computing training losses. The mode is a property of the networks, so models sharing
+    networks (e.g. a policy and the actor-critic built from the same composer) share it.
+
     Args:
         networks: Networks by sub-step key (ActorID for separate agent nets), or a list (keys 0, 1, ...).
         distribution_mapper: One mapper over the heads of all sub-steps, or one per sub-step key.
         device: Where the networks run; ``"cuda"`` without CUDA falls back to the CPU with a warning.
         substeps_with_separate_agent_nets: Sub-step keys whose agents each have their own network.
+        observation_spaces_dict: Sub-step key -> dict observation space; needed for ``Discrete``
+            observations (integers ``[*batch]``), which the networks take as ``[*batch, 1]``.
     """
+
+    network_prefix = "policy"
 
     def __init__(
         self,
@@ -85,20 +70,13 @@ class TorchPolicy(TorchModel, Policy):
         distribution_mapper: MapperType,
         device: Union[str, torch.device] = "cpu",
         substeps_with_separate_agent_nets: Optional[Collection[StepKeyType]] = None,
+        observation_spaces_dict: Optional[Mapping[StepKeyType, spaces.Dict]] = None,
     ) -> None:
-        super().__init__(device)
-        items = networks.items() if isinstance(networks, Mapping) else enumerate(networks)
-        self.networks: dict[Any, nn.Module] = {key: network.to(self.device) for key, network in items}
-        if not self.networks:
-            raise ConfigurationError("TorchPolicy needs at least one policy network")
+        super().__init__(networks, device, observation_spaces_dict)
         self.distribution_mapper = distribution_mapper
         self.substeps_with_separate_agent_nets = set(substeps_with_separate_agent_nets or ())
         self._heads: dict[Any, tuple[_Head, ...]] = {}
         self._keys: dict[Optional[ActorID], Any] = {}
-
-    def named_networks(self) -> dict[str, nn.Module]:
-        """``policy_<key>`` -> network."""
-        return {network_name("policy", key): network for key, network in self.networks.items()}
 
     def seed(self, seed: int) -> None:
         """Seeds torch's global generator, which action sampling draws from."""
@@ -124,10 +102,6 @@ class TorchPolicy(TorchModel, Policy):
             raise KeyError(f"TorchPolicy has no network for actor {actor_id}; networks: {list(self.networks)}")
         self._keys[actor_id] = key
         return key
-
-    def _key(self, actor_id: Optional[ActorID]) -> Any:
-        """:meth:`network_key`, cached per actor."""
-        return self._keys[actor_id] if actor_id in self._keys else self.network_key(actor_id)
 
     def _mapper(self, step_key: Any) -> DistributionMapper:
         if isinstance(self.distribution_mapper, DistributionMapper):
@@ -159,20 +133,28 @@ class TorchPolicy(TorchModel, Policy):
         return heads
 
     def _forward(self, observation: Mapping[str, Any], actor_id: Optional[ActorID]) -> tuple[Any, dict, dict]:
-        """Runs the actor's network; returns its key, the action logits and the other outputs."""
-        key = self._key(actor_id)
-        output = self.networks[key](observation_to_torch(observation, self.device))
+        """Runs the actor's network (key cached per actor); returns its key, the action logits and the other outputs."""
+        key = self._keys[actor_id] if actor_id in self._keys else self.network_key(actor_id)
+        output = self.networks[key](observation_to_torch(observation, self._device, self.discrete_observation_keys))
         logits = {head: output[head] for head, _, _ in self._heads_of(key, output)}
-        embeddings = {name: value for name, value in output.items() if name not in logits}
-        return key, logits, embeddings
+        if len(logits) == len(output):
+            return key, logits, {}
+        return key, logits, {name: value for name, value in output.items() if name not in logits}
+
+    def _head_distributions(
+        self, key: Any, logits: Mapping[str, torch.Tensor], temperature: float
+    ) -> dict[str, ProbabilityDistribution]:
+        """Head -> distribution of network ``key``'s action heads for their logits ``[*batch, *logits_shape]``."""
+        return {
+            head: distribution_class(logits=logits[head], action_space=space, temperature=temperature)
+            for head, distribution_class, space in self._heads_of(key, logits)
+        }
 
     def _distribution(
         self, key: Any, logits: Mapping[str, torch.Tensor], temperature: float
     ) -> DictProbabilityDistribution:
-        mapper = self._mapper(key[0] if isinstance(key, tuple) else key)
-        return DictProbabilityDistribution(
-            {head: mapper.action_head_distribution(head, value, temperature) for head, value in logits.items()}
-        )
+        """The joint distribution of network ``key``'s action heads."""
+        return DictProbabilityDistribution(self._head_distributions(key, logits, temperature))
 
     def compute_action(
         self,
@@ -195,14 +177,11 @@ class TorchPolicy(TorchModel, Policy):
             Action head -> numpy action (``[*action_shape]`` or ``[B, *action_shape]``).
         """
         with torch.inference_mode():
-            key = self._key(actor_id)
-            output = self.networks[key](observation_to_torch(observation, self.device))
-            action = {}
-            for head, distribution_class, space in self._heads_of(key, output):
-                distribution = distribution_class(logits=output[head], action_space=space, temperature=1.0)
-                sample = distribution.deterministic_sample() if deterministic else distribution.sample()
-                action[head] = _to_numpy(sample)
-            return action
+            key, logits, _ = self._forward(observation, actor_id)
+            return {
+                head: _to_numpy(distribution.deterministic_sample() if deterministic else distribution.sample())
+                for head, distribution in self._head_distributions(key, logits, 1.0).items()
+            }
 
     def compute_top_action_candidates(
         self,

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Optional, Union
 
 import torch
 from gymnasium import spaces
 from maze.env.core.actor import ActorID, StepKeyType
-from maze.env.errors import ConfigurationError
-from maze.perception.agent.torch_model import TorchModel, network_name
-from maze.perception.agent.torch_policy import observation_to_torch
-from maze.perception.agent.torch_state_critic import critic_network
-from maze.perception.perception_utils import Q_VALUE_KEY, state_action_critic_shapes
-from torch import nn
+from maze.perception.agent.torch_networks_model import CriticIdType, NetworksType, TorchCriticModel
+from maze.perception.perception_utils import Q_VALUE_KEY, common_spaces, state_action_critic_shapes
 
 __all__ = ["TorchSharedStateActionCritic", "TorchStateActionCritic", "TorchStepStateActionCritic"]
 
 
-class TorchStateActionCritic(TorchModel):
+class TorchStateActionCritic(TorchCriticModel):
     """Base of the torch state-action critics.
 
     Args:
@@ -26,32 +22,24 @@ class TorchStateActionCritic(TorchModel):
             non-discrete actions to the outputs of :func:`state_action_critic_shapes`.
         action_spaces_dict: Sub-step key -> dict action space.
         device: Where the networks run.
+        obs_spaces_dict: Sub-step key -> dict observation space (for ``Discrete`` observations,
+            see :class:`TorchNetworksModel`; the shared critic picks the keys its network reads).
     """
 
     def __init__(
         self,
-        networks: Union[Mapping[Any, nn.Module], Sequence[nn.Module]],
+        networks: NetworksType,
         action_spaces_dict: Mapping[StepKeyType, spaces.Dict],
         device: Union[str, torch.device] = "cpu",
+        obs_spaces_dict: Optional[Mapping[StepKeyType, spaces.Dict]] = None,
     ) -> None:
-        super().__init__(device)
-        items = networks.items() if isinstance(networks, Mapping) else enumerate(networks)
-        self.networks: dict[Any, nn.Module] = {key: network.to(self.device) for key, network in items}
-        if not self.networks:
-            raise ConfigurationError(f"{type(self).__name__} needs at least one Q network")
+        super().__init__(networks, device, obs_spaces_dict)
         self.action_spaces_dict = dict(action_spaces_dict)
+        self.obs_spaces_dict = dict(obs_spaces_dict or {})
 
-    def named_networks(self) -> dict[str, nn.Module]:
-        """``critic_<key>`` -> network."""
-        return {network_name("critic", key): network for key, network in self.networks.items()}
-
-    @property
-    def num_critics(self) -> int:
-        """The number of Q networks."""
-        return len(self.networks)
-
-    def _network(self, actor_id: Optional[ActorID]) -> nn.Module:
-        return critic_network(self.networks, actor_id, type(self).__name__)
+    def _observation(self, observation: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The observation entries the network reads (all of them by default)."""
+        return observation
 
     def predict_q_values(
         self,
@@ -65,25 +53,26 @@ class TorchStateActionCritic(TorchModel):
             observation: Observation dict ``[*batch, *shape]`` (numpy or tensors).
             actions: The actions of the non-discrete heads ``[*batch, *action_shape]``; needed
                 when the sub-step has such heads.
-            actor_id: The actor (selects the network; None with a single network).
+            actor_id: The actor (selects the sub-step and network; None with a single sub-step).
 
         Returns:
-            ``<head>_q_values`` ``[*batch, n]`` per discrete head and ``q_value`` ``[*batch]``
-            when there are non-discrete heads.
+            ``<head>_q_values`` ``[*batch, n]`` per discrete head of the sub-step and ``q_value``
+            ``[*batch]`` when it has non-discrete heads.
 
         Raises:
             KeyError: If an action the network needs is missing.
         """
         step_key = actor_id[0] if actor_id is not None else next(iter(self.action_spaces_dict))
-        action_inputs, _ = state_action_critic_shapes(self.action_spaces_dict[step_key])
+        action_inputs, outputs = state_action_critic_shapes(self.action_spaces_dict[step_key])
         missing = [head for head in action_inputs if actions is None or head not in actions]
         if missing:
             raise KeyError(f"{type(self).__name__}: Q(s, a) needs the actions of the heads {missing}")
-        inputs = {**observation, **{head: actions[head] for head in action_inputs}} if action_inputs else observation
-        output = dict(self._network(actor_id)(observation_to_torch(inputs, self.device)))
-        if Q_VALUE_KEY in output:
-            output[Q_VALUE_KEY] = output[Q_VALUE_KEY].squeeze(-1)
-        return output
+        inputs = {**self._observation(observation), **{head: actions[head] for head in action_inputs}}
+        output = self.networks[self._key(actor_id)](self._to_torch(inputs))
+        q_values = {name: output[name] for name in outputs}
+        if Q_VALUE_KEY in q_values:
+            q_values[Q_VALUE_KEY] = q_values[Q_VALUE_KEY].squeeze(-1)
+        return q_values
 
 
 class TorchStepStateActionCritic(TorchStateActionCritic):
@@ -91,7 +80,37 @@ class TorchStepStateActionCritic(TorchStateActionCritic):
 
 
 class TorchSharedStateActionCritic(TorchStateActionCritic):
-    """One Q network shared by all sub-steps and actors."""
+    """One Q network shared by all sub-steps and actors.
 
-    def _network(self, actor_id: Optional[ActorID]) -> nn.Module:
-        return next(iter(self.networks.values()))
+    The network reads the observation keys all sub-steps have (all keys when
+    ``obs_spaces_dict`` is not given), takes the non-discrete action heads (the same in
+    every sub-step) as inputs and values the discrete heads of all sub-steps; each sub-step
+    gets the outputs of its own heads.
+    """
+
+    def __init__(
+        self,
+        networks: NetworksType,
+        action_spaces_dict: Mapping[StepKeyType, spaces.Dict],
+        device: Union[str, torch.device] = "cpu",
+        obs_spaces_dict: Optional[Mapping[StepKeyType, spaces.Dict]] = None,
+    ) -> None:
+        super().__init__(networks, action_spaces_dict, device, obs_spaces_dict)
+        self.input_keys: Optional[list[str]] = (
+            list(common_spaces(self.obs_spaces_dict.values()).spaces) if self.obs_spaces_dict else None
+        )
+        """The observation keys the network reads (those all sub-steps have); None for all."""
+
+    def _key(self, critic_id: CriticIdType) -> Any:
+        return next(iter(self.networks))
+
+    def _observation(self, observation: Mapping[str, Any]) -> Mapping[str, Any]:
+        if self.input_keys is None:
+            return observation
+        missing = [key for key in self.input_keys if key not in observation]
+        if missing:
+            raise KeyError(
+                f"TorchSharedStateActionCritic reads the keys all sub-steps have, {self.input_keys}; the observation "
+                f"lacks {missing}"
+            )
+        return {key: observation[key] for key in self.input_keys}

@@ -11,13 +11,12 @@ from gymnasium import spaces
 from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.perception.agent.state_critic_io import StateCriticInput, StateCriticOutput, StateCriticStepOutput
-from maze.perception.agent.torch_model import TorchModel, network_name
-from maze.perception.agent.torch_policy import observation_to_torch
-from maze.perception.perception_utils import stack_and_flatten_spaces
+from maze.perception.agent.torch_networks_model import CriticIdType, NetworksType, TorchCriticModel
+from maze.perception.perception_utils import common_spaces, stack_and_flatten_spaces
 from torch import nn
 
 __all__ = [
-    "critic_network",
+    "PREV_VALUE_KEY",
     "value_of",
     "TorchDeltaStateCritic",
     "TorchSharedStateCritic",
@@ -29,11 +28,17 @@ PREV_VALUE_KEY = "prev_value"
 """The extra input of the delta critics of later sub-steps: the previous sub-step's value, ``[*batch, 1]``."""
 
 
-def value_of(network: nn.Module, tensor_dict: Mapping[str, torch.Tensor]) -> torch.Tensor:
-    """Runs a critic network and returns its ``value`` output as ``[*batch]`` (a trailing 1 is dropped).
+def value_of(network: nn.Module, tensor_dict: Mapping[str, torch.Tensor], value_rank: int = 1) -> torch.Tensor:
+    """Runs a critic network and returns its ``value`` output as ``[*batch]``.
+
+    Args:
+        network: The critic network.
+        tensor_dict: Its inputs ``[*batch, *shape]``.
+        value_rank: The rank of the network's value per sample: 1 for ``[*batch, 1]`` (the trailing
+            1 is dropped), 0 for ``[*batch]`` (returned as is).
 
     Raises:
-        ConfigurationError: If the network returns no ``value``.
+        ConfigurationError: If the network returns no ``value``, or a rank-1 value whose last dim is not 1.
     """
     output = network(tensor_dict)
     if "value" not in output:
@@ -41,69 +46,54 @@ def value_of(network: nn.Module, tensor_dict: Mapping[str, torch.Tensor]) -> tor
             f"critic network {type(network).__name__} must return {{'value': ...}}, got {list(output)}"
         )
     value = output["value"]
-    return value.squeeze(-1) if value.dim() > 0 and value.shape[-1] == 1 else value
+    if value_rank == 0:
+        return value
+    if value.dim() == 0 or value.shape[-1] != 1:
+        raise ConfigurationError(
+            f"critic network {type(network).__name__} returned a value of shape {tuple(value.shape)}, expected "
+            "[*batch, 1]; for networks returning [*batch] pass value_ranks={<critic key>: 0}"
+        )
+    return value[..., 0]
 
 
-def critic_network(
-    networks: Mapping[Any, nn.Module], critic_id: Union[ActorID, StepKeyType, None], owner: str
-) -> nn.Module:
-    """The network of a critic id (an ActorID or a sub-step key; None when there is one network).
-
-    Raises:
-        KeyError: Naming the owner, the id and the known critics.
-    """
-    if critic_id is None and len(networks) == 1:
-        return next(iter(networks.values()))
-    key = critic_id[0] if isinstance(critic_id, tuple) else critic_id
-    if key not in networks:
-        raise KeyError(f"{owner} has no critic {critic_id!r}; critics: {list(networks)}")
-    return networks[key]
-
-
-class TorchStateCritic(TorchModel):
+class TorchStateCritic(TorchCriticModel):
     """Base of the torch state critics: networks keyed by critic id, values of shape ``[*batch]``.
 
     Args:
         networks: Critic networks by key (a list gives keys 0, 1, ...); each maps a tensor
-            dict to ``{'value': [*batch, 1]}``.
+            dict to ``{'value': [*batch, 1]}`` (or ``[*batch]``, see ``value_ranks``).
         obs_spaces_dict: Sub-step key -> dict observation space (including shared embeddings).
         device: Where the networks run.
+        value_ranks: Critic key -> rank of its network's value per sample (1: ``[*batch, 1]``,
+            the default; 0: ``[*batch]``). The composers pass what their dry run found.
     """
 
     def __init__(
         self,
-        networks: Union[Mapping[Any, nn.Module], Sequence[nn.Module]],
+        networks: NetworksType,
         obs_spaces_dict: Mapping[StepKeyType, spaces.Dict],
         device: Union[str, torch.device] = "cpu",
+        *,
+        value_ranks: Optional[Mapping[Any, int]] = None,
     ) -> None:
-        super().__init__(device)
-        items = networks.items() if isinstance(networks, Mapping) else enumerate(networks)
-        self.networks: dict[Any, nn.Module] = {key: network.to(self.device) for key, network in items}
-        if not self.networks:
-            raise ConfigurationError(f"{type(self).__name__} needs at least one critic network")
+        super().__init__(networks, device, obs_spaces_dict)
         self.obs_spaces_dict = dict(obs_spaces_dict)
-
-    def named_networks(self) -> dict[str, nn.Module]:
-        """``critic_<key>`` -> network."""
-        return {network_name("critic", key): network for key, network in self.networks.items()}
-
-    @property
-    def num_critics(self) -> int:
-        """The number of critic networks."""
-        return len(self.networks)
+        self.value_ranks = {key: int((value_ranks or {}).get(key, 1)) for key in self.networks}
+        bad = {key: rank for key, rank in self.value_ranks.items() if rank not in (0, 1)}
+        if bad:
+            raise ConfigurationError(f"{type(self).__name__}: value ranks must be 0 or 1, got {bad}")
 
     @abstractmethod
     def predict_values(self, critic_input: StateCriticInput) -> StateCriticOutput:
         """The value of every sub-step of an env step, each ``[*batch]`` (with gradients)."""
 
-    def predict_value(
-        self, observation: Mapping[str, Any], critic_id: Union[ActorID, StepKeyType, None] = None
-    ) -> torch.Tensor:
+    def predict_value(self, observation: Mapping[str, Any], critic_id: CriticIdType = None) -> torch.Tensor:
         """The value ``[*batch]`` of one observation dict (numpy or tensors) under critic ``critic_id``."""
-        return value_of(self._network(critic_id), observation_to_torch(observation, self.device))
+        return self._value(self._key(critic_id), self._to_torch(observation))
 
-    def _network(self, critic_id: Union[ActorID, StepKeyType, None]) -> nn.Module:
-        return critic_network(self.networks, critic_id, type(self).__name__)
+    def _value(self, key: Any, tensor_dict: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        """The value ``[*batch]`` of network ``key``."""
+        return value_of(self.networks[key], tensor_dict, self.value_ranks[key])
 
     def _output(self, values: torch.Tensor, actor_id: Optional[ActorID]) -> StateCriticStepOutput:
         return StateCriticStepOutput(values=values, detached_values=values.detach(), actor_id=actor_id)
@@ -115,18 +105,17 @@ class TorchStepStateCritic(TorchStateCritic):
     def predict_values(self, critic_input: StateCriticInput) -> StateCriticOutput:
         """Values ``[*batch]`` per sub-step, each from the network of the sub-step's key."""
         return StateCriticOutput(
-            [
-                self._output(
-                    value_of(self._network(step.actor_id), observation_to_torch(step.tensor_dict, self.device)),
-                    step.actor_id,
-                )
-                for step in critic_input
-            ]
+            [self._output(self.predict_value(step.tensor_dict, step.actor_id), step.actor_id) for step in critic_input]
         )
 
 
 class TorchSharedStateCritic(TorchStateCritic):
     """One critic network shared by all sub-steps and actors (the default for gym-style envs).
+
+    Without ``stack_observations`` the network sees the observation keys (and shared
+    embeddings) that **every** sub-step has, taken from the sub-step being valued; keys only
+    some sub-steps have are not network inputs (so no sub-step's value depends on another
+    sub-step's observation). With a single sub-step that is the whole observation.
 
     With ``stack_observations`` the network sees the observations of all sub-steps of the
     env step at once (keys present in several sub-steps stacked along a new dim after the
@@ -138,16 +127,23 @@ class TorchSharedStateCritic(TorchStateCritic):
         obs_spaces_dict: Sub-step key -> dict observation space (including shared embeddings).
         device: Where the network runs.
         stack_observations: Value the stacked observations of all sub-steps.
+        value_ranks: See :class:`TorchStateCritic`.
+
+    Raises:
+        ConfigurationError: If there is not exactly one network, or, without stacking, no
+            observation key common to all sub-steps.
     """
 
     def __init__(
         self,
-        networks: Union[Mapping[Any, nn.Module], Sequence[nn.Module]],
+        networks: NetworksType,
         obs_spaces_dict: Mapping[StepKeyType, spaces.Dict],
         device: Union[str, torch.device] = "cpu",
         stack_observations: bool = False,
+        *,
+        value_ranks: Optional[Mapping[Any, int]] = None,
     ) -> None:
-        super().__init__(networks, obs_spaces_dict, device)
+        super().__init__(networks, obs_spaces_dict, device, value_ranks=value_ranks)
         if len(self.networks) != 1:
             raise ConfigurationError(f"TorchSharedStateCritic takes exactly one network, got {list(self.networks)}")
         self.stack_observations = stack_observations
@@ -156,28 +152,44 @@ class TorchSharedStateCritic(TorchStateCritic):
             for key, space in stack_and_flatten_spaces(self.obs_spaces_dict.values()).items()
             if sum(key in step_space.spaces for step_space in self.obs_spaces_dict.values()) > 1
         }
+        self.input_keys: Optional[list[str]] = (
+            None if stack_observations else list(common_spaces(self.obs_spaces_dict.values()).spaces)
+        )
+        """The observation keys the network reads (those all sub-steps have); None with stacking."""
 
-    def _network(self, critic_id: Union[ActorID, StepKeyType, None]) -> nn.Module:
-        return next(iter(self.networks.values()))
+    def _key(self, critic_id: CriticIdType) -> Any:
+        return next(iter(self.networks))
+
+    def predict_value(self, observation: Mapping[str, Any], critic_id: CriticIdType = None) -> torch.Tensor:
+        """The value ``[*batch]`` of one sub-step's observation (the stacked observations with stacking).
+
+        Raises:
+            KeyError: Without stacking, if an observation key common to all sub-steps is missing.
+        """
+        if self.input_keys is not None:
+            missing = [key for key in self.input_keys if key not in observation]
+            if missing:
+                raise KeyError(
+                    f"TorchSharedStateCritic values the keys all sub-steps have, {self.input_keys}; the observation "
+                    f"lacks {missing}"
+                )
+            observation = {key: observation[key] for key in self.input_keys}
+        return super().predict_value(observation, critic_id)
 
     def predict_values(self, critic_input: StateCriticInput) -> StateCriticOutput:
         """One value per sub-step; with stacking the same value for all sub-steps."""
-        network = self._network(None)
         if not self.stack_observations:
             return StateCriticOutput(
-                [
-                    self._output(value_of(network, observation_to_torch(step.tensor_dict, self.device)), step.actor_id)
-                    for step in critic_input
-                ]
+                [self._output(self.predict_value(step.tensor_dict), step.actor_id) for step in critic_input]
             )
-        values = value_of(network, self.stack_tensor_dicts([step.tensor_dict for step in critic_input]))
+        values = self._value(self._key(None), self.stack_tensor_dicts([step.tensor_dict for step in critic_input]))
         return StateCriticOutput([self._output(values, step.actor_id) for step in critic_input])
 
     def stack_tensor_dicts(self, tensor_dicts: Sequence[Mapping[str, Any]]) -> dict[str, torch.Tensor]:
         """Joins the sub-steps' tensor dicts; keys of several sub-steps are stacked ``[*batch, k, *shape]``."""
         collected: dict[str, list[torch.Tensor]] = {}
         for tensor_dict in tensor_dicts:
-            for key, value in observation_to_torch(tensor_dict, self.device).items():
+            for key, value in self._to_torch(tensor_dict).items():
                 collected.setdefault(key, []).append(value)
         stacked = {}
         for key, values in collected.items():
@@ -194,39 +206,70 @@ class TorchSharedStateCritic(TorchStateCritic):
 
 
 class TorchDeltaStateCritic(TorchStateCritic):
-    """The first sub-step has a regular critic; each later one predicts a delta to the previous value.
+    """The first sub-step key has a regular critic; each later key predicts a delta to the previous value.
 
-    The networks of later sub-steps get the previous sub-step's (detached) value as the
-    extra input ``prev_value`` ``[*batch, 1]``; their value is ``prev_value + delta``.
+    Sub-steps of the first key (all its agents, in multi-agent envs) are valued by the
+    regular network. The networks of later keys get the previous sub-step's (detached)
+    value as the extra input ``prev_value`` ``[*batch, 1]``; their value is
+    ``prev_value + delta``.
 
     Args:
         networks: One network per sub-step key, in acting order.
-        obs_spaces_dict: Sub-step key -> dict observation space.
+        obs_spaces_dict: Sub-step key -> dict observation space; its first key is the one
+            without ``prev_value``.
         device: Where the networks run.
+        value_ranks: See :class:`TorchStateCritic`.
     """
 
+    def __init__(
+        self,
+        networks: NetworksType,
+        obs_spaces_dict: Mapping[StepKeyType, spaces.Dict],
+        device: Union[str, torch.device] = "cpu",
+        *,
+        value_ranks: Optional[Mapping[Any, int]] = None,
+    ) -> None:
+        super().__init__(networks, obs_spaces_dict, device, value_ranks=value_ranks)
+        self.first_key = next(iter(self.obs_spaces_dict), next(iter(self.networks)))
+        """The sub-step key valued without ``prev_value``."""
+
     def predict_values(self, critic_input: StateCriticInput) -> StateCriticOutput:
-        """Values per sub-step: first regular, then previous value plus predicted delta."""
+        """Values per sub-step: regular for the first key, previous value plus predicted delta after it.
+
+        Raises:
+            ValueError: If a later key's sub-step comes before any sub-step of the first key.
+        """
         output = StateCriticOutput()
         previous: Optional[torch.Tensor] = None
         for step in critic_input:
-            tensor_dict = observation_to_torch(step.tensor_dict, self.device)
-            network = self._network(step.actor_id)
-            if previous is None:
-                values = value_of(network, tensor_dict)
-            else:
-                prev = previous.detach()
-                values = prev + value_of(network, {**tensor_dict, PREV_VALUE_KEY: prev.unsqueeze(-1)})
-            output.append(self._output(values, step.actor_id))
-            previous = values
+            observation = step.tensor_dict
+            if self._key(step.actor_id) != self.first_key:
+                if previous is None:
+                    raise ValueError(
+                        f"TorchDeltaStateCritic: sub-step {step.actor_id} comes before any sub-step of the first key "
+                        f"{self.first_key!r}, whose value its delta builds on"
+                    )
+                observation = {**observation, PREV_VALUE_KEY: previous.detach().unsqueeze(-1)}
+            previous = self.predict_value(observation, step.actor_id)
+            output.append(self._output(previous, step.actor_id))
         return output
 
-    def predict_value(
-        self, observation: Mapping[str, Any], critic_id: Union[ActorID, StepKeyType, None] = None
-    ) -> torch.Tensor:
-        """The value of one sub-step; later sub-steps need ``prev_value`` ``[*batch, 1]`` in ``observation``."""
-        tensor_dict = observation_to_torch(observation, self.device)
-        value = value_of(self._network(critic_id), tensor_dict)
+    def predict_value(self, observation: Mapping[str, Any], critic_id: CriticIdType = None) -> torch.Tensor:
+        """The value of one sub-step; sub-steps after the first key need ``prev_value`` ``[*batch, 1]``.
+
+        Raises:
+            ValueError: If ``prev_value`` is missing for a later key, or given for the first key
+                (whose network does not take it).
+        """
+        key = self._key(critic_id)
+        if (PREV_VALUE_KEY in observation) == (key == self.first_key):
+            raise ValueError(
+                f"TorchDeltaStateCritic: the network of sub-step {key!r} "
+                + ("does not take" if key == self.first_key else "needs")
+                + f" {PREV_VALUE_KEY!r} (only sub-steps after the first key {self.first_key!r} do)"
+            )
+        tensor_dict = self._to_torch(observation)
+        value = self._value(key, tensor_dict)
         if PREV_VALUE_KEY in tensor_dict:
-            value = tensor_dict[PREV_VALUE_KEY].squeeze(-1) + value
+            value = tensor_dict[PREV_VALUE_KEY][..., 0] + value
         return value

@@ -17,6 +17,9 @@ from maze.perception.weight_init import make_module_init_normc
 
 __all__ = ["ConcatModelBuilder", "MASK_SUFFIX"]
 
+LATE_INPUTS = "latent_and_inputs"
+"""Critic tensor: ``latent`` plus the raw inputs (``prev_value``, Q action inputs) a shared embedding cuts off."""
+
 MASK_SUFFIX = "_mask"
 """An unmapped observation ``<head>_mask`` masks the logits of action head ``<head>`` (0 = invalid)."""
 
@@ -33,7 +36,10 @@ class ConcatModelBuilder(BaseModelBuilder):
     modality mapping masks head ``<head>`` (via ``<head>_logits`` and an ActionMaskingBlock).
 
     Shared embeddings: the policy exposes ``shared_embedding_keys`` as extra outputs; the
-    critic takes them as inputs and keeps only the blocks after them.
+    critic takes them as inputs and keeps only the blocks after them. Raw critic inputs that
+    do not reach the shared embedding (the delta critic's ``prev_value``, the Q critic's
+    action inputs) are then concatenated to ``latent`` right before the output heads
+    (tensor ``latent_and_inputs``), so the critic still depends on them.
 
     Args: see :class:`BaseModelBuilder`.
     """
@@ -78,8 +84,18 @@ class ConcatModelBuilder(BaseModelBuilder):
     def _value_net(self, obs_shapes: Shapes, output_shapes: Shapes, raw_keys: Collection[str]) -> InferenceBlock:
         self._check_unmapped(obs_shapes, allowed=raw_keys, what="critic", ignore_masks=True)
         blocks = self._latent_blocks(obs_shapes, raw_keys)
+        _, used = self._trace(blocks, obs_shapes, ["latent"], self.shared_embedding_keys)
+        late = [key for key in raw_keys if key not in used]
+        head_input = "latent"
+        if late:
+            head_input = LATE_INPUTS
+            blocks[head_input] = ConcatenationBlock(
+                in_keys=["latent", *late],
+                out_keys=head_input,
+                in_shapes=[blocks["latent"].out_shapes()[0], *(tuple(obs_shapes[key]) for key in late)],
+            )
         for name, shape in output_shapes.items():
-            self._head(blocks, name, shape)
+            self._head(blocks, name, shape, head_input)
         net = self._inference_block(blocks, obs_shapes, list(output_shapes), self.shared_embedding_keys)
         net.apply(make_module_init_normc(1.0))
         return net
@@ -138,19 +154,39 @@ class ConcatModelBuilder(BaseModelBuilder):
         return blocks
 
     @staticmethod
-    def _head(blocks: dict[str, PerceptionBlock], name: str, shape: Sequence[int]) -> LinearOutputBlock:
+    def _head(
+        blocks: dict[str, PerceptionBlock], name: str, shape: Sequence[int], source: str = "latent"
+    ) -> LinearOutputBlock:
         if len(shape) != 1:
             raise ConfigurationError(f"ConcatModelBuilder: output {name!r} needs 1-D logits, got shape {tuple(shape)}")
         blocks[name] = LinearOutputBlock(
-            in_keys="latent", out_keys=name, in_shapes=blocks["latent"].out_shapes(), output_units=math.prod(shape)
+            in_keys=source, out_keys=name, in_shapes=blocks[source].out_shapes(), output_units=math.prod(shape)
         )
         return blocks[name]
 
-    @staticmethod
+    @classmethod
     def _inference_block(
-        blocks: dict[str, PerceptionBlock], obs_shapes: Shapes, out_keys: list[str], input_tensors: Collection[str]
+        cls, blocks: dict[str, PerceptionBlock], obs_shapes: Shapes, out_keys: list[str], input_tensors: Collection[str]
     ) -> InferenceBlock:
         """The graph from the observations (or the given ``input_tensors``) to ``out_keys``, unused blocks pruned."""
+        needed, used_inputs = cls._trace(blocks, obs_shapes, out_keys, input_tensors)
+        in_keys = [key for key in obs_shapes if key in used_inputs]
+        return InferenceBlock(
+            in_keys=in_keys,
+            out_keys=out_keys,
+            in_shapes=[tuple(obs_shapes[key]) for key in in_keys],
+            perception_blocks={name: block for name, block in blocks.items() if name in needed},
+        )
+
+    @staticmethod
+    def _trace(
+        blocks: dict[str, PerceptionBlock], obs_shapes: Shapes, out_keys: list[str], input_tensors: Collection[str]
+    ) -> tuple[set[str], set[str]]:
+        """The blocks and inputs ``out_keys`` depend on, when ``input_tensors`` are fed instead of computed.
+
+        Returns:
+            ``(names of the needed blocks, names of the used inputs)``.
+        """
         producers = {key: name for name, block in blocks.items() for key in block.out_keys}
         available = {key for key in obs_shapes if key in input_tensors or key not in producers}
         needed: set[str] = set()
@@ -168,10 +204,4 @@ class ConcatModelBuilder(BaseModelBuilder):
                     f"ConcatModelBuilder: tensor {tensor!r} (an output or shared embedding key) is not part of the "
                     f"template graph; known tensors: {sorted(producers)}"
                 )
-        in_keys = [key for key in obs_shapes if key in used_inputs]
-        return InferenceBlock(
-            in_keys=in_keys,
-            out_keys=out_keys,
-            in_shapes=[tuple(obs_shapes[key]) for key in in_keys],
-            perception_blocks={name: block for name, block in blocks.items() if name in needed},
-        )
+        return needed, used_inputs

@@ -118,6 +118,7 @@ class BaseModelComposer(ABC):
         state_action = isinstance(resolved, type) and issubclass(resolved, BaseStateActionCriticComposer)
         extra: dict[str, Any] = {"action_spaces_dict": self.action_spaces_dict} if state_action else {}
         if template is not None:
+            self._check_template_stacking(critic)
             extra["networks"] = [template.state_action_critic_net if state_action else template.critic_net]
         return Factory(CriticComposerInterface, search).instantiate(
             critic,
@@ -126,28 +127,51 @@ class BaseModelComposer(ABC):
             **extra,
         )
 
+    def _check_template_stacking(self, critic: Any) -> None:
+        """Rejects ``stack_observations`` for template critics when sub-steps share observation keys.
+
+        Raises:
+            ConfigurationError: Naming the keys that would be stacked.
+        """
+        if not (isinstance(critic, Mapping) and critic.get("stack_observations")):
+            return
+        counts: dict[str, int] = {}
+        for space in self._critic_observation_spaces().values():
+            for key in space.spaces:
+                counts[key] = counts.get(key, 0) + 1
+        stacked = [key for key, count in counts.items() if count > 1]
+        if stacked:
+            raise ConfigurationError(
+                f"critic.stack_observations would stack {stacked} (present in several sub-steps) to (k, *shape), but "
+                "template model builders take one observation per key. Set stack_observations: false (each sub-step "
+                "is valued on the keys all sub-steps have), or use a CustomModelComposer with a critic network for "
+                "the stacked shapes"
+            )
+
     def _critic_observation_spaces(self) -> dict[StepKeyType, spaces.Dict]:
         embeddings = getattr(self.policy, "embedding_shapes", None)
         result = {}
         for step_key, space in self.observation_spaces_dict.items():
             shapes = embeddings(step_key) if embeddings is not None else {}
             extra = {key: spaces.Box(-np.inf, np.inf, shape=shape, dtype=np.float32) for key, shape in shapes.items()}
-            result[step_key] = spaces.Dict({**space.spaces, **extra})
+            result[step_key] = spaces.Dict({**space.spaces, **extra}, sort_keys=False)
         return result
 
     def torch_policy(self, device: Union[str, torch.device] = "cpu") -> TorchPolicy:
-        """A :class:`TorchPolicy` over the policy networks."""
+        """A :class:`TorchPolicy` over the policy networks, in eval mode (see :meth:`BasePolicyComposer.torch_policy`)."""
         return self.policy.torch_policy(device)
 
     def torch_actor_critic(self, device: Union[str, torch.device] = "cpu") -> TorchActorCritic:
-        """A :class:`TorchActorCritic` over the policy and critic networks.
+        """A :class:`TorchActorCritic` over the policy and critic networks, in training mode.
 
         Raises:
             ConfigurationError: If the model has no critic.
         """
         if self.critic is None:
             raise ConfigurationError("the model has no critic; configure one (e.g. critic=template_state)")
-        return TorchActorCritic(self.torch_policy(device), self.critic.torch_critic(device), device)
+        actor_critic = TorchActorCritic(self.torch_policy(device), self.critic.torch_critic(device), device)
+        actor_critic.train()
+        return actor_critic
 
     def spaces_config(self) -> SpacesConfig:
         """The spaces the models were built for, to be saved next to a checkpoint."""

@@ -67,7 +67,7 @@ def space_to_data(space: spaces.Space) -> dict[str, Any]:
 
 
 def space_from_data(data: Mapping[str, Any]) -> spaces.Space:
-    """Rebuilds a space from :func:`space_to_data` output.
+    """Rebuilds a space from :func:`space_to_data` output (Dict keys keep their stored order).
 
     Raises:
         ConfigurationError: For malformed data.
@@ -87,10 +87,25 @@ def space_from_data(data: Mapping[str, Any]) -> spaces.Space:
         if kind == "MultiBinary":
             return spaces.MultiBinary(data["n"])
         if kind == "Dict":
-            return spaces.Dict({key: space_from_data(sub) for key, sub in data["spaces"].items()})
+            items = [(key, space_from_data(sub)) for key, sub in data["spaces"].items()]
+            return spaces.Dict(items, sort_keys=False)
     except (KeyError, TypeError, ValueError) as error:
         raise ConfigurationError(f"malformed space data {dict(data)!r}: {error!r}") from None
     raise ConfigurationError(f"unknown space type {kind!r} in spaces data; expected Box, Discrete, ... or Dict")
+
+
+def _dict_space(data: Mapping[str, Any], step_key: StepKeyType, kind: str) -> spaces.Dict:
+    """The Dict space of one sub-step entry.
+
+    Raises:
+        ConfigurationError: If the stored space is no Dict space.
+    """
+    space = space_from_data(data)
+    if not isinstance(space, spaces.Dict):
+        raise ConfigurationError(
+            f"malformed spaces config: the {kind} of sub-step {step_key!r} must be a Dict space, got {space!r}"
+        )
+    return space
 
 
 @dataclass
@@ -136,19 +151,32 @@ class SpacesConfig:
         """Rebuilds the config from :meth:`to_data` output.
 
         Raises:
-            ConfigurationError: If the data has another format or is malformed.
+            ConfigurationError: If the data has another format or is malformed (naming the missing key), or
+                a sub-step's action or observation space is no Dict space.
         """
         if not isinstance(data, Mapping) or data.get("format") != FORMAT:
             raise ConfigurationError(
                 f"not a spaces config: expected a mapping with format {FORMAT!r}, got "
                 f"{data.get('format') if isinstance(data, Mapping) else type(data).__name__!r}"
             )
-        steps = data["sub_steps"]
-        return cls(
-            action_spaces_dict={step["step_key"]: space_from_data(step["action_space"]) for step in steps},
-            observation_spaces_dict={step["step_key"]: space_from_data(step["observation_space"]) for step in steps},
-            agent_counts_dict={step["step_key"]: int(step["agent_count"]) for step in steps},
-        )
+        if "sub_steps" not in data:
+            raise ConfigurationError("malformed spaces config: missing key 'sub_steps'")
+        result = cls({}, {}, {})
+        for index, step in enumerate(data["sub_steps"]):
+            try:
+                key = step["step_key"]
+                result.action_spaces_dict[key] = _dict_space(step["action_space"], key, "action_space")
+                result.observation_spaces_dict[key] = _dict_space(step["observation_space"], key, "observation_space")
+                result.agent_counts_dict[key] = int(step["agent_count"])
+            except ConfigurationError:
+                raise
+            except KeyError as error:
+                raise ConfigurationError(
+                    f"malformed spaces config: sub_steps[{index}] has no key {error.args[0]!r}"
+                ) from None
+            except (TypeError, ValueError) as error:
+                raise ConfigurationError(f"malformed spaces config: sub_steps[{index}]: {error}") from None
+        return result
 
     def save(self, path: Union[str, Path]) -> None:
         """Writes the config atomically as YAML (or JSON when the file name ends with ``.json``)."""
@@ -181,7 +209,7 @@ class SpacesConfig:
             raise ConfigurationError(f"{str(path)!r}: {error}") from None
 
     def check_compatible(self, other: SpacesConfig, this: str = "checkpoint", that: str = "env") -> None:
-        """Checks that ``other`` has the same sub-steps, spaces and agent counts.
+        """Checks that ``other`` has the same sub-steps, spaces (and dict key order) and agent counts.
 
         Args:
             other: The spaces to compare with (e.g. those of the env a policy is loaded for).
@@ -208,6 +236,12 @@ class SpacesConfig:
                             f"{mine.spaces.get(key)!r}, the {that} has {theirs.spaces.get(key)!r}. Load a "
                             f"checkpoint trained on this env, or build the env with the {this}'s spaces"
                         )
+                if list(mine.spaces) != list(theirs.spaces):
+                    raise ConfigurationError(
+                        f"spaces mismatch in sub-step {step_key!r}: the {this} orders the {kind} keys "
+                        f"{list(mine.spaces)}, the {that} {list(theirs.spaces)}; networks concatenate them in this "
+                        f"order, so build the env with the {this}'s key order"
+                    )
             if self.agent_counts_dict.get(step_key) != other.agent_counts_dict.get(step_key):
                 raise ConfigurationError(
                     f"spaces mismatch in sub-step {step_key!r}: the {this} has {self.agent_counts_dict.get(step_key)} "

@@ -84,4 +84,4 @@ class BaseStateActionCriticComposer(CriticComposerInterface):
 
     def torch_critic(self, device: Union[str, torch.device] = "cpu") -> TorchStateActionCritic:
         """The torch state-action critic over these networks."""
-        return self.torch_critic_class(self.networks, self.action_spaces_dict, device)
+        return self.torch_critic_class(self.networks, self.action_spaces_dict, device, self.observation_spaces_dict)

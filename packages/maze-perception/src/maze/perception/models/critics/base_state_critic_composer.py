@@ -52,6 +52,8 @@ class BaseStateCriticComposer(CriticComposerInterface):
             lambda key: {"obs_shapes": obs_shapes[key]},
             type(self).__name__,
         )
+        self.value_ranks: dict[Any, int] = {}
+        """Critic key -> rank of the network's value per sample (1: ``[B, 1]``, 0: ``[B]``)."""
         for key, network in self._networks.items():
             outputs = dry_run_output_shapes(network, obs_shapes[key])
             if outputs.get("value") not in ((1,), ()):
@@ -59,6 +61,7 @@ class BaseStateCriticComposer(CriticComposerInterface):
                     f"critic network {network_name('critic', key)!r} ({type(network).__name__}) must return "
                     f"{{'value': [batch, 1]}}, got outputs {outputs}"
                 )
+            self.value_ranks[key] = len(outputs["value"])
 
     def _critic_obs_shapes(self) -> dict[Any, dict[str, tuple[int, ...]]]:
         """Critic key -> the observation shapes its network gets (default: one critic per sub-step)."""

@@ -22,4 +22,4 @@ class DeltaStateCriticComposer(BaseStateCriticComposer):
 
     def torch_critic(self, device: Union[str, torch.device] = "cpu") -> Any:
         """A :class:`TorchDeltaStateCritic` over these networks."""
-        return TorchDeltaStateCritic(self.networks, self.observation_spaces_dict, device)
+        return TorchDeltaStateCritic(self.networks, self.observation_spaces_dict, device, value_ranks=self.value_ranks)

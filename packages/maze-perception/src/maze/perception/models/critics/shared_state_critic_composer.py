@@ -12,7 +12,7 @@ from maze.env.utils.factory import ConfigType
 from maze.perception.agent.torch_state_critic import TorchSharedStateCritic
 from maze.perception.models.critics.base_state_critic_composer import BaseStateCriticComposer
 from maze.perception.perception_utils import (
-    flatten_spaces,
+    common_spaces,
     observation_spaces_to_in_shapes,
     stack_and_flatten_spaces,
 )
@@ -23,8 +23,10 @@ __all__ = ["SharedStateCriticComposer"]
 class SharedStateCriticComposer(BaseStateCriticComposer):
     """One value network (key 0) for all sub-steps; the default for gym-style envs.
 
-    Its ``obs_shapes`` are the union of all sub-steps' observations, stacked per key
-    (``(k, *shape)`` for a key of ``k`` sub-steps) with ``stack_observations``.
+    Its ``obs_shapes`` are the observation keys every sub-step has (each sub-step is valued on
+    its own values of them, see :class:`TorchSharedStateCritic`), or, with
+    ``stack_observations``, the union of all sub-steps' observations, stacked per key
+    (``(k, *shape)`` for a key of ``k`` sub-steps).
 
     Args:
         observation_spaces_dict: Sub-step key -> dict observation space.
@@ -44,11 +46,15 @@ class SharedStateCriticComposer(BaseStateCriticComposer):
         super().__init__(observation_spaces_dict, agent_counts_dict, networks)
 
     def _critic_obs_shapes(self) -> dict[Any, dict[str, tuple[int, ...]]]:
-        merge = stack_and_flatten_spaces if self.stack_observations else flatten_spaces
+        merge = stack_and_flatten_spaces if self.stack_observations else common_spaces
         return observation_spaces_to_in_shapes({0: merge(self.observation_spaces_dict.values())})
 
     def torch_critic(self, device: Union[str, torch.device] = "cpu") -> Any:
         """A :class:`TorchSharedStateCritic` over the network."""
         return TorchSharedStateCritic(
-            self.networks, self.observation_spaces_dict, device, stack_observations=self.stack_observations
+            self.networks,
+            self.observation_spaces_dict,
+            device,
+            stack_observations=self.stack_observations,
+            value_ranks=self.value_ranks,
         )

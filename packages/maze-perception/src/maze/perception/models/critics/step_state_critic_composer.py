@@ -16,7 +16,7 @@ class StepStateCriticComposer(BaseStateCriticComposer):
 
     def torch_critic(self, device: Union[str, torch.device] = "cpu") -> Any:
         """A :class:`TorchStepStateCritic` over these networks."""
-        return TorchStepStateCritic(self.networks, self.observation_spaces_dict, device)
+        return TorchStepStateCritic(self.networks, self.observation_spaces_dict, device, value_ranks=self.value_ranks)
 
 
 StateCriticComposer = StepStateCriticComposer

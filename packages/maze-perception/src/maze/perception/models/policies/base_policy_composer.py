@@ -60,10 +60,16 @@ class BasePolicyComposer(ABC):
         return {head: mapper.required_logits_shape(head) for head in self.action_spaces_dict[step_key].spaces}
 
     def torch_policy(self, device: Union[str, torch.device] = "cpu") -> TorchPolicy:
-        """A :class:`TorchPolicy` over these networks."""
-        return TorchPolicy(
+        """A :class:`TorchPolicy` over these networks, in eval mode (ready to act; call ``train()`` to train it).
+
+        The networks are shared with other models built from this composer, and so is their mode.
+        """
+        policy = TorchPolicy(
             networks=self.networks,
             distribution_mapper=self.distribution_mapper,
             device=device,
             substeps_with_separate_agent_nets=self.substeps_with_separate_agent_nets,
+            observation_spaces_dict=self.observation_spaces_dict,
         )
+        policy.eval()
+        return policy
