@@ -47,8 +47,10 @@ class CategoricalProbabilityDistribution(TorchProbabilityDistribution):
 
     def sample(self) -> torch.Tensor:
         """Random actions ``[*batch]`` (int64)."""
-        return self.dist.sample() + self.start
+        actions = self.dist.sample()
+        return actions + self.start if self.start else actions
 
     def deterministic_sample(self) -> torch.Tensor:
         """The most likely actions ``[*batch]`` (int64)."""
-        return self.dist.logits.argmax(dim=-1) + self.start
+        actions = self.dist.logits.argmax(dim=-1)
+        return actions + self.start if self.start else actions

@@ -174,20 +174,23 @@ def stack_and_flatten_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
     return spaces.Dict(merged, sort_keys=False)
 
 
+_FLOAT32 = np.dtype(np.float32)
+
+
 def _to_tensor(value: Any, device: torch.device) -> torch.Tensor:
     """One observation entry as a float32 tensor on ``device`` (numpy float32 arrays are wrapped, not copied)."""
-    if isinstance(value, torch.Tensor):
-        tensor = value
-    elif isinstance(value, np.ndarray):
-        if value.dtype != np.float32:
+    if isinstance(value, np.ndarray):
+        if value.dtype != _FLOAT32:
             value = value.astype(np.float32)
-        elif not (value.flags.writeable and value.flags.c_contiguous):
-            value = np.array(value)
+        else:
+            flags = value.flags
+            if not (flags.writeable and flags.c_contiguous):
+                value = np.array(value)
         tensor = torch.from_numpy(value)
     else:
-        tensor = torch.as_tensor(value, dtype=torch.float32)
-    if tensor.dtype != torch.float32:
-        tensor = tensor.float()
+        tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(value, dtype=torch.float32)
+        if tensor.dtype != torch.float32:
+            tensor = tensor.float()
     return tensor if tensor.device == device else tensor.to(device)
 
 

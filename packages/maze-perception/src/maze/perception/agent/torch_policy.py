@@ -21,6 +21,7 @@ from maze.env.trajectory_recording.spaces_records import StructuredSpacesRecord
 from maze.perception.agent.policy_output import PolicyOutput, PolicySubStepOutput
 from maze.perception.agent.torch_model import network_name
 from maze.perception.agent.torch_networks_model import NetworksType, TorchNetworksModel
+from maze.perception.blocks.base import call_module
 from maze.perception.perception_utils import observation_to_torch
 
 __all__ = ["TorchPolicy"]
@@ -33,8 +34,12 @@ _Head = tuple[str, type[ProbabilityDistribution], spaces.Space]
 """An action head of a network: name, distribution class and action space."""
 
 
+_UNKNOWN = object()
+"""Marks an actor whose network key is not cached yet."""
+
+
 def _to_numpy(tensor: torch.Tensor) -> Any:
-    array = tensor.numpy() if tensor.device.type == "cpu" else tensor.cpu().numpy()
+    array = tensor.numpy() if tensor.is_cpu else tensor.cpu().numpy()
     return array[()] if array.ndim == 0 else array
 
 
@@ -134,8 +139,11 @@ class TorchPolicy(TorchNetworksModel, Policy):
 
     def _forward(self, observation: Mapping[str, Any], actor_id: Optional[ActorID]) -> tuple[Any, dict, dict]:
         """Runs the actor's network (key cached per actor); returns its key, the action logits and the other outputs."""
-        key = self._keys[actor_id] if actor_id in self._keys else self.network_key(actor_id)
-        output = self.networks[key](observation_to_torch(observation, self._device, self.discrete_observation_keys))
+        key = self._keys.get(actor_id, _UNKNOWN)
+        if key is _UNKNOWN:
+            key = self.network_key(actor_id)
+        tensors = observation_to_torch(observation, self._device, self.discrete_observation_keys)
+        output = call_module(self.networks[key], tensors)
         logits = {head: output[head] for head, _, _ in self._heads_of(key, output)}
         if len(logits) == len(output):
             return key, logits, {}
@@ -178,10 +186,13 @@ class TorchPolicy(TorchNetworksModel, Policy):
         """
         with torch.inference_mode():
             key, logits, _ = self._forward(observation, actor_id)
-            return {
-                head: _to_numpy(distribution.deterministic_sample() if deterministic else distribution.sample())
-                for head, distribution in self._head_distributions(key, logits, 1.0).items()
-            }
+            actions: dict[str, Any] = {}
+            for head, distribution_class, space in self._heads[key]:  # cached by _forward
+                distribution = distribution_class(logits=logits[head], action_space=space)
+                actions[head] = _to_numpy(
+                    distribution.deterministic_sample() if deterministic else distribution.sample()
+                )
+            return actions
 
     def compute_top_action_candidates(
         self,

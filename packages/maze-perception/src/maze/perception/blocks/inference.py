@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 from maze.env.errors import ConfigurationError
-from maze.perception.blocks.base import KeysType, PerceptionBlock, ShapesType, ShapeType, fetch_tensor
+from maze.perception.blocks.base import KeysType, PerceptionBlock, ShapesType, ShapeType, call_module, fetch_tensor
 from torch import nn
 
 __all__ = ["InferenceBlock"]
@@ -130,8 +130,9 @@ class InferenceBlock(PerceptionBlock):
             The tensors named by ``out_keys``, with the same leading dims.
         """
         tensors = {key: fetch_tensor(block_input, key, "InferenceBlock") for key in self.in_keys}
+        blocks = self.perception_blocks._modules  # skips nn.Module.__getattr__/ModuleDict lookups per block
         for name in self.execution_order:
-            tensors.update(self.perception_blocks[name](tensors))
+            tensors.update(call_module(blocks[name], tensors))
         return {key: tensors[key] for key in self.out_keys}
 
     def out_shapes(self) -> list[ShapeType]:

@@ -56,6 +56,9 @@ class ShapeNormalizationBlock(PerceptionBlock):
                     f"{type(self).__name__}: input {key!r} has shape {shape} (rank {len(shape)}) but the block needs "
                     f"rank {num_dims - 1} without the batch dimension; check in_shapes or in_num_dims"
                 )
+        # (key, rank) pairs precomputed for forward, which runs on every policy step
+        self._in_specs = tuple(zip(self.in_keys, self.in_num_dims, strict=True))
+        self._out_specs = tuple(zip(self.out_keys, self.out_num_dims, strict=True))
 
     def _per_key(self, num_dims: NumDimsType, keys: list[str], what: str) -> list[int]:
         """Expands one rank to all keys, or checks that there is one rank per key."""
@@ -78,14 +81,15 @@ class ShapeNormalizationBlock(PerceptionBlock):
         leading: tuple[int, ...] | None = None
         exact_rank = True  # inputs of exactly the declared rank need no reshaping (the common batch case)
         normalized: dict[str, torch.Tensor] = {}
-        for key, num_dims in zip(self.in_keys, self.in_num_dims, strict=True):
-            tensor = fetch_tensor(block_input, key, type(self).__name__)
-            if tensor.dim() < num_dims - 1:
+        for key, num_dims in self._in_specs:
+            tensor = block_input[key] if key in block_input else fetch_tensor(block_input, key, type(self).__name__)
+            num_leading = tensor.dim() - num_dims + 1
+            if num_leading < 0:
                 raise ValueError(
                     f"{type(self).__name__}: input {key!r} has shape {tuple(tensor.shape)} but needs at least "
                     f"{num_dims - 1} dimensions (declared in_shapes {self.in_shapes})"
                 )
-            prefix = tuple(tensor.shape[: tensor.dim() - num_dims + 1])
+            prefix = tuple(tensor.shape[:num_leading])
             if leading is None:
                 leading = prefix
             elif prefix != leading:
@@ -93,15 +97,15 @@ class ShapeNormalizationBlock(PerceptionBlock):
                     f"{type(self).__name__}: input {key!r} has leading dims {prefix} but {self.in_keys[0]!r} has "
                     f"{leading}; all inputs of one call need the same batch/time dimensions"
                 )
-            if tensor.dim() == num_dims:
+            if num_leading == 1:
                 normalized[key] = tensor
             else:
                 exact_rank = False
-                normalized[key] = tensor.reshape(math.prod(prefix), *tensor.shape[len(prefix) :])
+                normalized[key] = tensor.reshape(math.prod(prefix), *tensor.shape[num_leading:])
         output = self.normalized_forward(normalized)
         restored: dict[str, torch.Tensor] = {}
-        for key, num_dims in zip(self.out_keys, self.out_num_dims, strict=True):
-            tensor = fetch_tensor(output, key, type(self).__name__)
+        for key, num_dims in self._out_specs:
+            tensor = output[key] if key in output else fetch_tensor(output, key, type(self).__name__)
             if tensor.dim() != num_dims:
                 raise ValueError(
                     f"{type(self).__name__}: normalized_forward returned {key!r} with rank {tensor.dim()} "

@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-from maze.perception.blocks.base import KeysType, NonLinType, ShapesType, check_positive_ints, resolve_non_lin
+from maze.perception.blocks.base import (
+    KeysType,
+    NonLinType,
+    ShapesType,
+    call_module,
+    check_positive_ints,
+    resolve_non_lin,
+)
 from maze.perception.blocks.shape_normalization import ShapeNormalizationBlock
 from torch import nn
 
@@ -48,7 +55,7 @@ class DenseBlock(ShapeNormalizationBlock):
 
     def normalized_forward(self, block_input: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """Applies the layers: ``[B, F] -> [B, hidden_units[-1]]``."""
-        return {self.out_keys[0]: self.net(block_input[self.in_keys[0]])}
+        return {self.out_keys[0]: call_module(self.net, block_input[self.in_keys[0]])}
 
     def _repr_params(self) -> dict[str, Any]:
         return {"hidden_units": self.hidden_units, "non_lin": self.non_lin}

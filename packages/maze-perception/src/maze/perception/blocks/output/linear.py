@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from maze.perception.blocks.base import KeysType, ShapesType, check_positive_ints
+from maze.perception.blocks.base import KeysType, ShapesType, call_module, check_positive_ints
 from maze.perception.blocks.shape_normalization import ShapeNormalizationBlock
 from torch import nn
 
@@ -30,7 +30,7 @@ class LinearOutputBlock(ShapeNormalizationBlock):
 
     def normalized_forward(self, block_input: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """``[B, F] -> [B, output_units]``."""
-        return {self.out_keys[0]: self.net(block_input[self.in_keys[0]])}
+        return {self.out_keys[0]: call_module(self.net, block_input[self.in_keys[0]])}
 
     def _repr_params(self) -> dict[str, Any]:
         return {"output_units": self.output_units}
