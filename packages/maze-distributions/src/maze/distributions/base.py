@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import torch
 from gymnasium import spaces
+from maze.distributions.utils import check_bounded_box, two_parameter_logits_shape
 from maze.env.errors import ConfigurationError
 
 __all__ = ["ProbabilityDistribution", "TorchProbabilityDistribution", "check_inputs", "check_space"]
@@ -169,3 +170,14 @@ def check_space(distribution: type[ProbabilityDistribution], action_space: Any, 
             "Map this action head to a distribution for its space in distribution_mapper_config"
         )
     return action_space
+
+
+def bounded_box_logits_shape(distribution: type[ProbabilityDistribution], action_space: Any) -> tuple[int, ...]:
+    """Logits shape ``(2 * d,)`` of a two-parameter distribution over a bounded ``Box(shape=(d,))``.
+
+    Raises:
+        ConfigurationError: When ``action_space`` is not a Box or not bounded on every side.
+    """
+    box = check_space(distribution, action_space, spaces.Box)
+    check_bounded_box(distribution.__name__, box)
+    return two_parameter_logits_shape(box)

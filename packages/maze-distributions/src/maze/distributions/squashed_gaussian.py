@@ -7,15 +7,17 @@ from typing import Any
 
 import torch
 from gymnasium import spaces
-from maze.distributions.base import TorchProbabilityDistribution, check_inputs, check_space
+from maze.distributions.base import (
+    TorchProbabilityDistribution,
+    bounded_box_logits_shape,
+    check_inputs,
+)
 from maze.distributions.gaussian import gaussian_parameters
 from maze.distributions.utils import (
     atanh,
     box_bounds,
-    check_bounded_box,
     sum_event_dims,
     tensor_clamp,
-    two_parameter_logits_shape,
 )
 
 __all__ = ["SquashedGaussianProbabilityDistribution", "log_one_minus_tanh_squared"]
@@ -71,9 +73,7 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
     @classmethod
     def required_logits_shape(cls, action_space: spaces.Space) -> tuple[int, ...]:
         """``(2 * d,)`` for a bounded ``Box(shape=(d,))`` (see :func:`two_parameter_logits_shape`)."""
-        box = check_space(cls, action_space, spaces.Box)
-        check_bounded_box(cls.__name__, box)
-        return two_parameter_logits_shape(box)
+        return bounded_box_logits_shape(cls, action_space)
 
     def log_prob(self, actions: Any) -> torch.Tensor:
         """Log-density of actions ``[*batch, *space.shape]`` in the Box -> ``[*batch]``."""

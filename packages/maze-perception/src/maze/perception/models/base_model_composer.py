@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import Mapping
 from typing import Any, Optional, Union
 
@@ -70,6 +70,8 @@ class BaseModelComposer(ABC):
         self.agent_counts_dict = {key: 1 for key in self.action_spaces_dict} | dict(agent_counts_dict or {})
         self.distribution_mapper_config = distribution_mapper_config
         self._distribution_mapper = build_distribution_mapper(self.action_spaces_dict, distribution_mapper_config)
+        self._policy: Optional[BasePolicyComposer] = None
+        self._critic: Optional[CriticComposerInterface] = None
 
     @property
     def distribution_mapper(self) -> Union[DistributionMapper, dict[StepKeyType, DistributionMapper]]:
@@ -77,14 +79,14 @@ class BaseModelComposer(ABC):
         return self._distribution_mapper
 
     @property
-    @abstractmethod
     def policy(self) -> Optional[BasePolicyComposer]:
-        """The policy composer (has ``networks``), or None."""
+        """The policy composer (has ``networks``), or None; subclasses set ``self._policy``."""
+        return self._policy
 
     @property
-    @abstractmethod
     def critic(self) -> Optional[CriticComposerInterface]:
-        """The critic composer (has ``networks``), or None."""
+        """The critic composer (has ``networks``), or None; subclasses set ``self._critic``."""
+        return self._critic
 
     def _compose_policy(self, policy: ConfigType, networks: Optional[list[Any]] = None) -> BasePolicyComposer:
         """Instantiates the policy composer config with the spaces and mapper (and template networks)."""

@@ -10,8 +10,6 @@ from maze.distributions import DistributionMapperConfig
 from maze.env.core.actor import StepKeyType
 from maze.env.utils.factory import ConfigType
 from maze.perception.models.base_model_composer import BaseModelComposer
-from maze.perception.models.critics import CriticComposerInterface
-from maze.perception.models.policies import BasePolicyComposer
 
 __all__ = ["CustomModelComposer"]
 
@@ -46,13 +44,3 @@ class CustomModelComposer(BaseModelComposer):
         super().__init__(action_spaces_dict, observation_spaces_dict, agent_counts_dict, distribution_mapper_config)
         self._policy = self._compose_policy(policy)
         self._critic = self._compose_critic(critic)
-
-    @property
-    def policy(self) -> BasePolicyComposer:
-        """The policy composer."""
-        return self._policy
-
-    @property
-    def critic(self) -> Optional[CriticComposerInterface]:
-        """The critic composer, or None."""
-        return self._critic

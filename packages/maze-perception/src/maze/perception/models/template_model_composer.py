@@ -12,8 +12,6 @@ from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType, Factory, to_plain_config
 from maze.perception.builders.base import BaseModelBuilder
 from maze.perception.models.base_model_composer import BaseModelComposer
-from maze.perception.models.critics import CriticComposerInterface
-from maze.perception.models.policies import BasePolicyComposer
 
 __all__ = ["TemplateModelComposer"]
 
@@ -56,13 +54,3 @@ class TemplateModelComposer(BaseModelComposer):
         self.model_builder = Factory(BaseModelBuilder, ("maze.perception.builders",)).instantiate(model_builder)
         self._policy = self._compose_policy(policy, [self.model_builder.policy_net])
         self._critic = self._compose_critic(critic, self.model_builder)
-
-    @property
-    def policy(self) -> BasePolicyComposer:
-        """The policy composer."""
-        return self._policy
-
-    @property
-    def critic(self) -> Optional[CriticComposerInterface]:
-        """The critic composer, or None."""
-        return self._critic
