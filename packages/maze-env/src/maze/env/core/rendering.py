@@ -28,7 +28,13 @@ class Renderer(metaclass=StackTransparentMeta):
 
     Renderers work only on recorded data, so the same code serves online rendering and
     replaying recorded trajectories. Implementations import matplotlib lazily.
+
+    Attributes:
+        replayable: False for renderers that can only draw the live env (they ignore the
+            recorded state); trajectory recording then stores no renderer.
     """
+
+    replayable: bool = True
 
     @abstractmethod
     def render(self, maze_state: Any, maze_action: Optional[Any], events: Any, **kwargs: Any) -> None:

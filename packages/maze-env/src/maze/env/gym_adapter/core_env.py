@@ -19,6 +19,8 @@ class GymRenderer(Renderer):
     gym trajectories is not possible: the gym env cannot be set to a recorded state.
     """
 
+    replayable = False
+
     def __init__(self, env: gym.Env) -> None:
         self.env = env
 

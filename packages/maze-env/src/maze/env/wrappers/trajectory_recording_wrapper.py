@@ -13,7 +13,6 @@ from typing import Any, Callable, Optional
 from maze.env.core.mixins import EventEnvMixin, RecordableEnvMixin, SerializableEnvMixin
 from maze.env.core.rendering import Renderer
 from maze.env.errors import ConfigurationError
-from maze.env.gym_adapter.core_env import GymRenderer
 from maze.env.log_events.step_event_log import StepEventLog
 from maze.env.trajectory_recording.records import StateRecord, StateTrajectoryRecord
 from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriterRegistry
@@ -127,4 +126,4 @@ class TrajectoryRecordingWrapper(Wrapper[EnvType]):
             renderer = self.env.get_renderer()
         except NotImplementedError:
             return None
-        return None if isinstance(renderer, GymRenderer) else renderer
+        return renderer if renderer.replayable else None
