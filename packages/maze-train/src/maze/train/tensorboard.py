@@ -141,6 +141,11 @@ class LogStatsWriterTensorboard(LogStatsWriter):
     def write_text(self, tag: str, text: str, step: int = 0) -> None:
         """Writes ``text`` (markdown) into the TEXT tab under ``tag`` and flushes it to disk.
 
+        Args:
+            tag: Name of the entry in the TEXT tab (e.g. ``config``).
+            text: Markdown; see :func:`markdown_code_block` for text to show verbatim.
+            step: The step the entry belongs to.
+
         Raises:
             RuntimeError: The writer is closed.
         """
