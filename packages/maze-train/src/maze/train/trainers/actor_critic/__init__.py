@@ -1,0 +1,16 @@
+"""The actor-critic training loop, its batches, events and config."""
+
+from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
+from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
+from maze.train.trainers.actor_critic.events import ActorCriticEvents, TrainerEventLog
+from maze.train.trainers.actor_critic.trainer import ActorCritic, TrainingResult
+
+__all__ = [
+    "ActorCritic",
+    "ActorCriticAlgorithmConfig",
+    "ActorCriticBatch",
+    "ActorCriticEvents",
+    "TrainerEventLog",
+    "TrainingResult",
+    "prepare_actor_critic_batch",
+]

@@ -1,0 +1,49 @@
+"""The keys of the actor-critic algorithm configs (``algorithm/a2c.yaml``, ``algorithm/ppo.yaml``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from maze.train.trainers.common.config import AlgorithmConfig
+
+__all__ = ["ActorCriticAlgorithmConfig"]
+
+
+@dataclass
+class ActorCriticAlgorithmConfig(AlgorithmConfig):
+    """Keys shared by A2C and PPO.
+
+    Attributes:
+        n_epochs: Epochs to train; 0 trains until early stopping (``patience``) or ``target_reward``.
+        epoch_length: Updates (rollout + optimization) per epoch; statistics and evaluation follow each epoch.
+        patience: Stop after this many epochs without a new best evaluation score.
+        critic_burn_in_epochs: First epochs in which only the critic learns (the policy stays unchanged).
+        n_rollout_steps: Env steps per env and rollout (a rollout has ``n_rollout_steps * concurrency`` env steps).
+        lr: Learning rate (Adam).
+        gamma: Discount per env step.
+        gae_lambda: GAE lambda; 1.0 gives bootstrapped discounted returns.
+        policy_loss_coef: Weight of the policy loss.
+        value_loss_coef: Weight of the value loss (mean squared error).
+        entropy_coef: Weight of the entropy bonus.
+        max_grad_norm: Clip the gradient norm to this value (0: no clipping).
+        device: ``cpu`` or ``cuda``.
+        rollout_evaluator: Config (or instance) of the evaluator run after every epoch.
+        target_reward: Stop as soon as an evaluation's mean return reaches this value (None: never).
+    """
+
+    n_epochs: int = 0
+    epoch_length: int = 25
+    patience: int = 15
+    critic_burn_in_epochs: int = 0
+    n_rollout_steps: int = 100
+    lr: float = 0.0005
+    gamma: float = 0.98
+    gae_lambda: float = 1.0
+    policy_loss_coef: float = 1.0
+    value_loss_coef: float = 0.5
+    entropy_coef: float = 0.00025
+    max_grad_norm: float = 0.0
+    device: str = "cpu"
+    rollout_evaluator: Any = None
+    target_reward: Optional[float] = None

@@ -1,0 +1,108 @@
+"""ActorCriticEvents: what A2C and PPO report per update, reduced to epoch means."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+from maze.env.core.events import EventRecord
+from maze.env.log_stats.aggregator import LogStatsAggregator
+from maze.env.log_stats.event_decorators import (
+    define_episode_stats,
+    define_epoch_stats,
+    define_stats_grouping,
+    define_step_stats,
+)
+from maze.env.log_stats.log_stats import LogStats
+
+__all__ = ["ActorCriticEvents", "TrainerEventLog"]
+
+EventMethod = TypeVar("EventMethod", bound=Callable[..., Any])
+
+
+def _epoch_mean(method: EventMethod) -> EventMethod:
+    """Raw values per update, averaged over the epoch."""
+    method = define_step_stats(None)(method)
+    method = define_episode_stats(np.mean)(method)
+    return define_epoch_stats(np.mean)(method)
+
+
+def _epoch_mean_per_substep(method: EventMethod) -> EventMethod:
+    """Like :func:`_epoch_mean`, one statistic per sub-step slot."""
+    return define_stats_grouping("substep")(_epoch_mean(method))
+
+
+class ActorCriticEvents:
+    """Training statistics of the actor-critic trainers (A2C, PPO); ``substep`` is the slot index."""
+
+    @_epoch_mean
+    def time_epoch(self, value: float) -> None:
+        """Seconds the epoch took (rollouts, updates and evaluation)."""
+
+    @_epoch_mean
+    def time_rollout(self, value: float) -> None:
+        """Seconds one rollout took."""
+
+    @_epoch_mean
+    def time_update(self, value: float) -> None:
+        """Seconds one update (advantages and optimization) took."""
+
+    @_epoch_mean
+    def learning_rate(self, value: float) -> None:
+        """The optimizer's learning rate."""
+
+    @_epoch_mean_per_substep
+    def policy_loss(self, substep: int, value: float) -> None:
+        """The policy loss of a slot."""
+
+    @_epoch_mean_per_substep
+    def policy_entropy(self, substep: int, value: float) -> None:
+        """The mean entropy of a slot's action distribution."""
+
+    @_epoch_mean
+    def policy_grad_norm(self, value: float) -> None:
+        """The gradient norm of the policy parameters."""
+
+    @_epoch_mean_per_substep
+    def critic_value(self, substep: int, value: float) -> None:
+        """The mean predicted value of a slot."""
+
+    @_epoch_mean_per_substep
+    def critic_value_loss(self, substep: int, value: float) -> None:
+        """The value loss of a slot."""
+
+    @_epoch_mean
+    def critic_grad_norm(self, value: float) -> None:
+        """The gradient norm of the critic parameters."""
+
+
+class TrainerEventLog:
+    """Collects a trainer's events per update and reduces them to epoch statistics.
+
+    Every update is one step of an aggregator "episode" that lasts one epoch.
+
+    Args:
+        topic: The event topic class whose events are recorded.
+    """
+
+    def __init__(self, topic: type) -> None:
+        self.topic = topic
+        self._aggregator = LogStatsAggregator()
+        self._records: list[EventRecord] = []
+
+    def record(self, event: Callable, **attributes: Any) -> None:
+        """Adds an event of the current update, e.g. ``record(ActorCriticEvents.policy_loss, substep=0, value=x)``."""
+        self._records.append(EventRecord(self.topic, event, attributes))
+
+    def end_update(self) -> None:
+        """Closes the current update."""
+        self._aggregator.add_step(self._records)
+        self._records = []
+
+    def epoch_stats(self) -> LogStats:
+        """The epoch statistics of all updates since the last call (which starts a new epoch)."""
+        if self._records:
+            self.end_update()
+        self._aggregator.end_episode()
+        return self._aggregator.reduce()

@@ -1,0 +1,260 @@
+"""ActorCritic: the training loop shared by A2C and PPO (rollouts, updates, epochs, evaluation, stopping)."""
+
+from __future__ import annotations
+
+import io
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import torch
+import yaml
+from maze.env.log_stats.aggregator import LogStatsAggregator
+from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
+from maze.env.log_stats.vector_stats import collect_episode_stats
+from maze.perception.agent.torch_actor_critic import TorchActorCritic
+from maze.perception.serialization import atomic_write_bytes
+from maze.train.rollout.collector import RolloutCollector
+from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
+from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
+from maze.train.trainers.actor_critic.events import ActorCriticEvents, TrainerEventLog
+
+__all__ = ["ActorCritic", "TrainingResult", "OPTIMIZER_FILE", "TRAINING_STATE_FILE"]
+
+OPTIMIZER_FILE = "optimizer.pt"
+"""The optimizer state next to the best model (for resuming)."""
+
+TRAINING_STATE_FILE = "training_state.yaml"
+"""Best score, epochs and env steps next to the best model (for resuming)."""
+
+
+@dataclass
+class TrainingResult:
+    """What a call of :meth:`ActorCritic.train` achieved.
+
+    Attributes:
+        epochs: Epochs trained.
+        env_steps: Env steps collected (all envs).
+        train_seconds: Seconds spent in rollouts and updates (evaluation excluded).
+        best_reward: The best evaluation score so far (-inf without evaluations).
+        solved: ``target_reward`` was reached.
+        stop_reason: Why training stopped.
+    """
+
+    epochs: int
+    env_steps: int
+    train_seconds: float
+    best_reward: float
+    solved: bool
+    stop_reason: str
+
+
+class ActorCritic(ABC):
+    """Trains a :class:`TorchActorCritic` on-policy: each update collects a rollout and optimizes on it.
+
+    One epoch is ``epoch_length`` updates; after it the ``train`` statistics (env and
+    :class:`ActorCriticEvents`) are written, the evaluator runs (its score goes to model
+    selection), and training stops once ``n_epochs`` are done, ``target_reward`` is
+    reached, or ``patience`` epochs passed without a new best score.
+
+    Args:
+        algorithm_config: The algorithm keys.
+        rollout_collector: Collects the rollouts (its vector env's envs have a LogStatsWrapper).
+        evaluator: Scores the policy after every epoch (None: model selection gets the
+            epoch's mean training return).
+        model: The policy and critic.
+        model_selection: Keeps the best model (typically a BestModelSelection).
+    """
+
+    def __init__(
+        self,
+        algorithm_config: ActorCriticAlgorithmConfig,
+        rollout_collector: RolloutCollector,
+        evaluator: Optional[Any],
+        model: TorchActorCritic,
+        model_selection: Optional[Any] = None,
+    ) -> None:
+        self.config = algorithm_config
+        self.collector = rollout_collector
+        self.evaluator = evaluator
+        self.model = model
+        self.model_selection = model_selection
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=algorithm_config.lr)
+        self._policy_parameters = model.policy.parameters()
+        self._critic_parameters = model.critic.parameters()
+        self.events = TrainerEventLog(ActorCriticEvents)
+        self._env_stats = LogStatsAggregator()
+        self.epochs_done = 0
+        self.best_reward = float("-inf")
+
+    # --- the loop --------------------------------------------------------------------------
+
+    def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
+        """Trains until a stop criterion holds.
+
+        Args:
+            n_epochs: Epochs to train (default: the config's ``n_epochs``; 0: no limit).
+
+        Returns:
+            What was achieved.
+        """
+        limit = self.config.n_epochs if n_epochs is None else n_epochs
+        train_seconds, epochs, stale, solved = 0.0, 0, 0, False
+        reason = f"{limit} epochs done"
+        while not limit or epochs < limit:
+            epoch_start = time.perf_counter()
+            print(f"********** Iteration {self.epochs_done} **********")
+            burn_in = self.epochs_done < self.config.critic_burn_in_epochs
+            for _ in range(self.config.epoch_length):
+                self._train_step(burn_in)
+            train_seconds += time.perf_counter() - epoch_start
+            self.epochs_done += 1
+            epochs += 1
+            self.events.record(ActorCriticEvents.time_epoch, value=time.perf_counter() - epoch_start)
+            increment_log_step()
+            self._write_train_stats()
+            score = self._score()
+            print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
+            if score > self.best_reward:
+                self.best_reward, stale = score, 0
+            else:
+                stale += 1
+            if self.config.target_reward is not None and score >= self.config.target_reward:
+                solved, reason = True, f"target reward {self.config.target_reward:g} reached ({score:.3f})"
+                break
+            if self.config.patience and stale >= self.config.patience:
+                reason = f"no improvement for {stale} epochs (patience {self.config.patience})"
+                break
+        return TrainingResult(epochs, self.collector.env_steps, train_seconds, self.best_reward, solved, reason)
+
+    def evaluate(self) -> float:
+        """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
+        self.model.eval()
+        try:
+            score = self.evaluator.evaluate(self.model.policy)
+        finally:
+            self.model.train()
+        self.best_reward = max(self.best_reward, score)
+        return score
+
+    def _train_step(self, burn_in: bool) -> None:
+        start = time.perf_counter()
+        rollout = self.collector.collect(self.model.policy)
+        collected = time.perf_counter()
+        batch = prepare_actor_critic_batch(rollout, self.model, self.config.gamma, self.config.gae_lambda)
+        self._update(batch, burn_in)
+        self.events.record(ActorCriticEvents.time_rollout, value=collected - start)
+        self.events.record(ActorCriticEvents.time_update, value=time.perf_counter() - collected)
+        self.events.record(ActorCriticEvents.learning_rate, value=self.optimizer.param_groups[0]["lr"])
+        self.events.end_update()
+
+    def _score(self) -> float:
+        """Evaluates (or takes the training return without an evaluator) and updates model selection."""
+        if self.evaluator is not None:
+            self.model.eval()
+            try:
+                return self.evaluator.evaluate(self.model.policy)
+            finally:
+                self.model.train()
+        stats = self._last_train_stats
+        score = next((value for key, value in stats.items() if key[:3] == ("BaseEnvEvents", "reward", "mean")), None)
+        score = float("-inf") if score is None else float(score)
+        if self.model_selection is not None:
+            self.model_selection.update(score)
+        return score
+
+    def _write_train_stats(self) -> None:
+        collect_episode_stats(self.collector.env, self._env_stats)
+        stats = {**self._env_stats.reduce(), **self.events.epoch_stats()}
+        self._last_train_stats = stats
+        get_stats_logger("train").log_stats(stats)
+
+    # --- optimization ----------------------------------------------------------------------
+
+    @abstractmethod
+    def _update(self, batch: ActorCriticBatch, burn_in: bool) -> None:
+        """Optimizes the model on one rollout (recording its ActorCriticEvents)."""
+
+    def _step_on_losses(
+        self,
+        policy_losses: list[torch.Tensor],
+        entropies: list[torch.Tensor],
+        values: list[torch.Tensor],
+        value_targets: list[torch.Tensor],
+        burn_in: bool,
+    ) -> None:
+        """Combines the per-slot losses (summed over slots), takes a gradient step and records the events.
+
+        Args:
+            policy_losses: Per slot, the scalar policy loss of the algorithm.
+            entropies: Per slot, ``[m]`` entropies of the action distributions.
+            values: Per slot, ``[m]`` predicted values (with gradients).
+            value_targets: Per slot, ``[m]`` targets of the values.
+            burn_in: Critic burn-in: the policy's parameters keep their values.
+        """
+        config = self.config
+        value_losses = [torch.mean((target - value) ** 2) for value, target in zip(values, value_targets, strict=True)]
+        loss = sum(
+            config.policy_loss_coef * policy_loss
+            + config.value_loss_coef * value_loss
+            - config.entropy_coef * entropy.mean()
+            for policy_loss, value_loss, entropy in zip(policy_losses, value_losses, entropies, strict=True)
+        )
+        self._optimize(loss, burn_in)
+        for slot, (policy_loss, entropy, value, value_loss) in enumerate(
+            zip(policy_losses, entropies, values, value_losses, strict=True)
+        ):
+            self.events.record(ActorCriticEvents.policy_loss, substep=slot, value=policy_loss.item())
+            self.events.record(ActorCriticEvents.policy_entropy, substep=slot, value=entropy.mean().item())
+            self.events.record(ActorCriticEvents.critic_value, substep=slot, value=value.mean().item())
+            self.events.record(ActorCriticEvents.critic_value_loss, substep=slot, value=value_loss.item())
+
+    def _optimize(self, loss: torch.Tensor, burn_in: bool) -> None:
+        """One gradient step; during critic burn-in the policy's parameters keep their values."""
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if burn_in:
+            for parameter in self._policy_parameters:
+                parameter.grad = None
+        policy_norm = _grad_norm(self._policy_parameters)
+        critic_norm = _grad_norm(self._critic_parameters)
+        if self.config.max_grad_norm > 0:
+            torch.nn.utils.clip_grad_norm_(
+                [p for p in self.model.parameters() if p.grad is not None], self.config.max_grad_norm
+            )
+        self.optimizer.step()
+        self.events.record(ActorCriticEvents.policy_grad_norm, value=policy_norm)
+        self.events.record(ActorCriticEvents.critic_grad_norm, value=critic_norm)
+
+    def _forward(
+        self, batch: ActorCriticBatch, rows: Optional[torch.Tensor]
+    ) -> tuple[list[torch.Tensor], list[torch.Tensor], list[torch.Tensor]]:
+        """Log-probabilities, entropies and values (with gradients) of ``rows`` per slot, each ``[m]``."""
+        record = batch.record(rows)
+        policy_output, critic_output = self.model.compute_actor_critic_output(record)
+        return policy_output.log_probs(record.actions), policy_output.entropies, critic_output.values
+
+    # --- persistence -----------------------------------------------------------------------
+
+    def save_training_state(self, directory: Union[str, Path]) -> None:
+        """Writes the optimizer state and the best score next to the best model (atomically)."""
+        directory = Path(directory)
+        buffer = io.BytesIO()
+        torch.save(self.optimizer.state_dict(), buffer)
+        atomic_write_bytes(directory / OPTIMIZER_FILE, buffer.getvalue())
+        state = {
+            "best_reward": self.best_reward,
+            "epochs": self.epochs_done,
+            "env_steps": self.collector.env_steps,
+            "trainer": type(self).__name__,
+        }
+        atomic_write_bytes(directory / TRAINING_STATE_FILE, yaml.safe_dump(state).encode("utf-8"))
+
+
+def _grad_norm(parameters: list[torch.nn.Parameter]) -> float:
+    grads = [parameter.grad for parameter in parameters if parameter.grad is not None]
+    if not grads:
+        return 0.0
+    return float(torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(grad) for grad in grads])))
