@@ -104,7 +104,11 @@ def build(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def bench(session: nox.Session) -> None:
-    """Run the benchmarks side by side with their peers; writes tools/bench/results/."""
-    install_packages(session, "maze-env", "maze-perception")
+    """Run the benchmarks side by side with their peers; writes tools/bench/results/.
+
+    maze-rl pulls in every maze package; stable-baselines3 (the training benchmark's peer)
+    goes only into this venv, constrained so torch stays at the pinned CPU build.
+    """
+    install_packages(session, "maze-rl", extra=("stable-baselines3",))
     session.chdir(ROOT)
     session.run("python", "-m", "tools.bench", *session.posargs, env={"OMP_NUM_THREADS": "1"})

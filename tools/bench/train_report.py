@@ -1,0 +1,248 @@
+"""Tables and result files of the time-to-solve training benchmark (see ``train_bench``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import statistics
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .harness import RESULTS_DIR
+
+__all__ = ["TOOLS", "RunResult", "ToolSummary", "Ratio", "TrainSummary", "summarize", "markdown", "write_results"]
+
+TOOLS = ("maze", "sb3")
+LABELS = {"maze": "maze-run PPO", "sb3": "stable-baselines3 PPO (RL-Zoo)"}
+MAX_TIME_RATIO = 1 / 3
+MIN_RATE_RATIO = 4.0
+
+NOTES = (
+    "Time to solve: wall time of the whole command (process start to exit: start-up, imports, "
+    "construction, training and evaluations) until the first deterministic evaluation with a mean "
+    "return ≥ 475 over 20 episodes; a seed that never gets there counts as not solved (∞). "
+    "Env-steps/s: env steps trained / seconds spent in rollouts and updates, evaluation excluded "
+    "(SB3: `model.learn` time minus the time inside its evaluation callback; maze: `train_seconds` "
+    "of `training_summary.json`). Peak RSS: the child's own `ru_maxrss` from `os.wait4`, largest over "
+    "the seeds. Runs alternate maze/SB3 per seed, one subprocess each, `OMP_NUM_THREADS=1`. "
+    "SB3 evaluates every 4,000 env steps on one eval env; maze evaluates as its experiment config says."
+)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One benchmark run: the parent's measurements plus the child's training summary.
+
+    Attributes:
+        tool: ``maze`` or ``sb3``.
+        seed: Seed of the run.
+        solved: The evaluation mean reached the target.
+        wall_seconds: Whole-command wall time.
+        peak_rss_mib: The child's peak resident set size in MiB.
+        env_steps: Env steps trained when training stopped (None if the run failed).
+        train_seconds: Time in rollouts and updates, evaluation excluded.
+        env_steps_per_second: ``env_steps / train_seconds``.
+        best_eval_reward: Best evaluation mean seen.
+        error: Why the run failed, or None.
+    """
+
+    tool: str
+    seed: int
+    solved: bool
+    wall_seconds: float
+    peak_rss_mib: float
+    env_steps: int | None
+    train_seconds: float | None
+    env_steps_per_second: float | None
+    best_eval_reward: float | None
+    error: str | None
+
+    @property
+    def time_to_solve(self) -> float:
+        """Whole-command wall time when solved, infinity otherwise."""
+        return self.wall_seconds if self.solved else math.inf
+
+    def one_line(self) -> str:
+        """A progress line: outcome, wall time, steps and rate."""
+        if self.error is not None:
+            return f"failed ({self.error}) after {self.wall_seconds:.1f} s"
+        outcome = "solved" if self.solved else "NOT solved"
+        return (
+            f"{outcome} in {self.wall_seconds:.1f} s, {self.env_steps:,} env steps, "
+            f"{self.env_steps_per_second:,.0f} env-steps/s, best eval {self.best_eval_reward:.1f}"
+        )
+
+
+@dataclass(frozen=True)
+class ToolSummary:
+    """One tool's figures over its seeds (medians; infinity = not solved)."""
+
+    tool: str
+    seeds: int
+    solved: int
+    time_median: float
+    time_min: float
+    time_max: float
+    env_steps_median: float | None
+    rate_median: float | None
+    peak_rss_mib: float
+
+    @property
+    def all_solved(self) -> bool:
+        """Every seed reached the target."""
+        return self.solved == self.seeds
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A maze / SB3 ratio against its target."""
+
+    name: str
+    value: float | None
+    target: str
+    met: bool
+
+
+@dataclass(frozen=True)
+class TrainSummary:
+    """The benchmark's outcome: each tool's figures and the maze / SB3 ratios."""
+
+    tools: dict[str, ToolSummary]
+    ratios: list[Ratio]
+
+
+def median_or_none(values: list[float | int | None]) -> float | None:
+    """Median of the known values, None when there are none."""
+    known = [value for value in values if value is not None]
+    return statistics.median(known) if known else None
+
+
+def summarize_tool(tool: str, runs: list[RunResult]) -> ToolSummary:
+    """Aggregates one tool's runs."""
+    times = [run.time_to_solve for run in runs]
+    return ToolSummary(
+        tool=tool,
+        seeds=len(runs),
+        solved=sum(run.solved for run in runs),
+        time_median=statistics.median(times),
+        time_min=min(times),
+        time_max=max(times),
+        env_steps_median=median_or_none([run.env_steps for run in runs]),
+        rate_median=median_or_none([run.env_steps_per_second for run in runs]),
+        peak_rss_mib=max(run.peak_rss_mib for run in runs),
+    )
+
+
+def summarize(results: list[RunResult]) -> TrainSummary:
+    """Per-tool summaries and the maze / SB3 ratios with their targets.
+
+    The time ratio is met when it is at most 1/3 and every maze seed solved; the rate
+    ratio when maze trains at least 4x as many env steps per second.
+    """
+    tools = {tool: summarize_tool(tool, [run for run in results if run.tool == tool]) for tool in TOOLS}
+    maze, sb3 = tools["maze"], tools["sb3"]
+    time_ratio = None
+    if math.isfinite(maze.time_median) and math.isfinite(sb3.time_median):
+        time_ratio = maze.time_median / sb3.time_median
+    rate_ratio = None
+    if maze.rate_median is not None and sb3.rate_median is not None:
+        rate_ratio = maze.rate_median / sb3.rate_median
+    ratios = [
+        Ratio(
+            "time to solve (median)",
+            time_ratio,
+            "≤ 0.33×, every maze seed solved",
+            time_ratio is not None and time_ratio <= MAX_TIME_RATIO and maze.all_solved,
+        ),
+        Ratio(
+            "env-steps/s (median)",
+            rate_ratio,
+            f"≥ {MIN_RATE_RATIO:g}×",
+            rate_ratio is not None and rate_ratio >= MIN_RATE_RATIO,
+        ),
+    ]
+    return TrainSummary(tools, ratios)
+
+
+def seconds(value: float) -> str:
+    """Seconds with one decimal, or ∞ (not solved) for infinity."""
+    return f"{value:.1f}" if math.isfinite(value) else "∞"
+
+
+def number(value: float | None, digits: int = 0) -> str:
+    """A number with thousands separators, or an em dash when unknown."""
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def markdown(title: str, summary: TrainSummary, results: list[RunResult], command: str) -> str:
+    """The summary table, the ratio table, the per-run table and the notes as markdown."""
+    lines = [
+        f"### {title}",
+        "",
+        "| tool | seeds solved | time to solve, median (min–max) s | env steps at stop, median "
+        "| env-steps/s, median | peak RSS MiB |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for tool in summary.tools.values():
+        lines.append(
+            f"| {LABELS[tool.tool]} | {tool.solved}/{tool.seeds} | {seconds(tool.time_median)} "
+            f"({seconds(tool.time_min)}–{seconds(tool.time_max)}) | {number(tool.env_steps_median)} "
+            f"| {number(tool.rate_median)} | {tool.peak_rss_mib:,.0f} |"
+        )
+    lines += ["", "| maze / SB3 | ratio | target | met |", "|---|---:|---|---|"]
+    for ratio in summary.ratios:
+        value = "—" if ratio.value is None else f"{ratio.value:.2f}×"
+        lines.append(f"| {ratio.name} | {value} | {ratio.target} | {'yes' if ratio.met else '**no**'} |")
+    lines += [
+        "",
+        "| tool | seed | solved | wall s | env steps | train s | env-steps/s | peak RSS MiB | best eval |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for run in results:
+        solved = "yes" if run.solved else (f"**no** ({run.error})" if run.error else "**no**")
+        lines.append(
+            f"| {run.tool} | {run.seed} | {solved} | {run.wall_seconds:.1f} | {number(run.env_steps)} "
+            f"| {number(run.train_seconds, 1)} | {number(run.env_steps_per_second)} | {run.peak_rss_mib:,.0f} "
+            f"| {number(run.best_eval_reward, 1)} |"
+        )
+    lines += ["", NOTES, "", f"maze command (seed 0): `{command}`", "", f"Machine: {machine()}.", ""]
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    """The processor architecture and Python build."""
+    return f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
+
+
+def finite_or_none(value: float) -> float | None:
+    """JSON has no infinity: unsolved times become null."""
+    return value if math.isfinite(value) else None
+
+
+def write_results(
+    name: str,
+    title: str,
+    summary: TrainSummary,
+    results: list[RunResult],
+    command: str,
+) -> Path:
+    """Writes ``results/<name>.md`` and ``results/<name>.json`` and returns the markdown path."""
+    payload = {
+        "benchmark": name,
+        "machine": machine(),
+        "maze_command": command,
+        "tools": {
+            tool.tool: asdict(tool)
+            | {key: finite_or_none(getattr(tool, key)) for key in ("time_median", "time_min", "time_max")}
+            | {"all_solved": tool.all_solved}
+            for tool in summary.tools.values()
+        },
+        "ratios": [asdict(ratio) for ratio in summary.ratios],
+        "runs": [asdict(run) for run in results],
+    }
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    (RESULTS_DIR / f"{name}.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    path = RESULTS_DIR / f"{name}.md"
+    path.write_text(markdown(title, summary, results, command), encoding="utf-8")
+    return path
