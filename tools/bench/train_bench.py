@@ -141,10 +141,20 @@ def measured_run(tool: str, seed: int, command: list[str], summary_path: Path, w
 
     A failed child (non-zero exit, timeout, or no readable summary) becomes an unsolved
     run carrying the reason; the tail of its log is printed to stderr.
+
+    Args:
+        tool: ``maze`` or ``sb3``.
+        seed: Seed of the run.
+        command: The command line to run.
+        summary_path: The JSON file the child writes its training summary to.
+        work_dir: Folder for the child's log.
+
+    Returns:
+        The run's result.
     """
     log_path = work_dir / f"{tool}-{seed}.log"
     stats = measure_child(command, log_path)
-    summary: dict = {}
+    summary: dict[str, float | int | bool] = {}
     error = None
     if stats.timed_out:
         error = f"killed after {RUN_TIMEOUT_S} s"
