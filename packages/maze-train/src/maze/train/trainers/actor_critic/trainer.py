@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -15,7 +14,8 @@ from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
 from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
-from maze.perception.serialization import atomic_write_bytes
+from maze.perception.serialization import atomic_write_bytes, save_state_dict
+from maze.train.optim import Adam
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
@@ -81,7 +81,7 @@ class ActorCritic(ABC):
         self.evaluator = evaluator
         self.model = model
         self.model_selection = model_selection
-        self.optimizer = torch.optim.Adam(model.parameters(), lr=algorithm_config.lr)
+        self.optimizer = Adam(model.parameters(), lr=algorithm_config.lr)
         self._policy_parameters = model.policy.parameters()
         self._critic_parameters = model.critic.parameters()
         self.events = TrainerEventLog(ActorCriticEvents)
@@ -147,7 +147,7 @@ class ActorCritic(ABC):
         self._update(batch, burn_in)
         self.events.record(ActorCriticEvents.time_rollout, value=collected - start)
         self.events.record(ActorCriticEvents.time_update, value=time.perf_counter() - collected)
-        self.events.record(ActorCriticEvents.learning_rate, value=self.optimizer.param_groups[0]["lr"])
+        self.events.record(ActorCriticEvents.learning_rate, value=self.optimizer.lr)
         self.events.end_update()
 
     def _score(self) -> float:
@@ -213,7 +213,7 @@ class ActorCritic(ABC):
 
     def _optimize(self, loss: torch.Tensor, burn_in: bool) -> None:
         """One gradient step; during critic burn-in the policy's parameters keep their values."""
-        self.optimizer.zero_grad(set_to_none=True)
+        self.optimizer.zero_grad()
         loss.backward()
         if burn_in:
             for parameter in self._policy_parameters:
@@ -221,9 +221,7 @@ class ActorCritic(ABC):
         policy_norm = _grad_norm(self._policy_parameters)
         critic_norm = _grad_norm(self._critic_parameters)
         if self.config.max_grad_norm > 0:
-            torch.nn.utils.clip_grad_norm_(
-                [p for p in self.model.parameters() if p.grad is not None], self.config.max_grad_norm
-            )
+            _clip_gradients(self.optimizer.parameters, self.config.max_grad_norm)
         self.optimizer.step()
         self.events.record(ActorCriticEvents.policy_grad_norm, value=policy_norm)
         self.events.record(ActorCriticEvents.critic_grad_norm, value=critic_norm)
@@ -241,9 +239,7 @@ class ActorCritic(ABC):
     def save_training_state(self, directory: Union[str, Path]) -> None:
         """Writes the optimizer state and the best score next to the best model (atomically)."""
         directory = Path(directory)
-        buffer = io.BytesIO()
-        torch.save(self.optimizer.state_dict(), buffer)
-        atomic_write_bytes(directory / OPTIMIZER_FILE, buffer.getvalue())
+        save_state_dict(self.optimizer.state_dict(), directory / OPTIMIZER_FILE)
         state = {
             "best_reward": self.best_reward,
             "epochs": self.epochs_done,
@@ -254,7 +250,17 @@ class ActorCritic(ABC):
 
 
 def _grad_norm(parameters: list[torch.nn.Parameter]) -> float:
+    """The L2 norm of all gradients of ``parameters`` (0 when none has one)."""
     grads = [parameter.grad for parameter in parameters if parameter.grad is not None]
     if not grads:
         return 0.0
-    return float(torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(grad) for grad in grads])))
+    return float(torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads))))
+
+
+@torch.no_grad()
+def _clip_gradients(parameters: list[torch.nn.Parameter], max_norm: float) -> None:
+    """Scales all gradients down so that their joint L2 norm is at most ``max_norm``."""
+    grads = [parameter.grad for parameter in parameters if parameter.grad is not None]
+    norm = _grad_norm(parameters)
+    if grads and norm > max_norm:
+        torch._foreach_mul_(grads, max_norm / (norm + 1e-6))
