@@ -24,6 +24,8 @@ class A2C(ActorCritic):
     See :class:`~maze.train.trainers.actor_critic.trainer.ActorCritic` for the arguments.
     """
 
+    config_class = A2CAlgorithmConfig
+
     def _update(self, batch: ActorCriticBatch, burn_in: bool) -> None:
         log_probs, entropies, values = self._forward(batch, None)
         policy_losses = [

@@ -56,6 +56,7 @@ class PPO(ActorCritic):
     """
 
     config: PPOAlgorithmConfig
+    config_class = PPOAlgorithmConfig
 
     def _update(self, batch: ActorCriticBatch, burn_in: bool) -> None:
         rows_total = batch.n_rows

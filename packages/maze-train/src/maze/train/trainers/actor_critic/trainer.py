@@ -68,6 +68,11 @@ class ActorCritic(ABC):
         model_selection: Keeps the best model (typically a BestModelSelection).
     """
 
+    needs_critic = True
+    """Runners add the default critic when the model config has none."""
+    config_class: type[ActorCriticAlgorithmConfig] = ActorCriticAlgorithmConfig
+    """The algorithm config of the trainer."""
+
     def __init__(
         self,
         algorithm_config: ActorCriticAlgorithmConfig,

@@ -1,0 +1,137 @@
+"""Training runners of the actor-critic trainers (A2C, PPO): in-process (dev) and with worker processes (local)."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from maze.env.utils.factory import Factory
+from maze.perception.serialization import load_state_dict_file
+from maze.train.evaluators.rollout_evaluator import Evaluator
+from maze.train.rollout.collector import RolloutCollector
+from maze.train.runners.env_factory import (
+    AUTO_IN_PROCESS_ENVS,
+    auto_concurrency,
+    build_vector_env,
+    measure_step_seconds,
+)
+from maze.train.runners.run_dir import write_training_summary
+from maze.train.runners.training_runner import TrainingRunner
+from maze.train.trainers.common.model_selection import BestModelSelection
+
+__all__ = ["ACDevRunner", "ACLocalRunner", "ACRunner"]
+
+
+class ACRunner(TrainingRunner):
+    """Builds an A2C/PPO trainer with a rollout collector, an evaluator and best-model selection.
+
+    Subclasses choose where the envs run (:meth:`env_placement`). See :class:`TrainingRunner`
+    for the arguments.
+    """
+
+    def env_placement(self, concurrency: int) -> tuple[int, bool]:
+        """``(envs, in worker processes?)`` for a ``concurrency`` setting (0: automatic)."""
+        raise NotImplementedError
+
+    def setup_trainer(self, algorithm: dict[str, Any]) -> None:
+        """Builds ``self.trainer``: train/eval vector envs, actor-critic model, evaluator, model selection."""
+        evaluator_config = algorithm.pop("rollout_evaluator", None)
+        config = self.trainer_class.config_class.from_config(algorithm)
+        n_envs, subprocesses = self.env_placement(self.concurrency)
+        print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
+        train_env = build_vector_env(self.env_factory, n_envs, subprocesses)
+        model = self.composer.torch_actor_critic(self.device)
+        if self.input_run is not None:
+            self.load_input_model(model)
+        self.model_selection = BestModelSelection(
+            self.run_dir / self.state_dict_dump_file,
+            model,
+            dump_interval=self.dump_interval,
+            best_reward=self.input_run.best_reward if self.input_run else float("-inf"),
+            on_improvement=lambda: self.trainer.save_training_state(self.run_dir),
+        )
+        evaluator = self._evaluator(evaluator_config)
+        seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
+        self.trainer = self.trainer_class(
+            config, RolloutCollector(train_env, config.n_rollout_steps, seeds), evaluator, model, self.model_selection
+        )
+        if self.input_run is not None:
+            self._resume_trainer()
+
+    def _evaluator(self, config: Optional[Any]) -> Optional[Evaluator]:
+        if not config:
+            return None
+        n_episodes = int(config.get("n_episodes", 8))
+        if self.eval_concurrency:
+            n_envs, subprocesses = self.env_placement(self.eval_concurrency)
+        else:
+            subprocesses = self.env_placement(0)[1]
+            n_envs = min(n_episodes, AUTO_IN_PROCESS_ENVS if not subprocesses else self.env_placement(0)[0])
+        eval_env = build_vector_env(self.env_factory, n_envs, subprocesses)
+        seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
+        return Factory(Evaluator, ("maze.train.evaluators",)).instantiate(
+            config, eval_env=eval_env, model_selection=self.model_selection, seeds=seeds
+        )
+
+    def _resume_trainer(self) -> None:
+        """Takes the optimizer state and best score of ``input_dir`` (the configured learning rate stays)."""
+        self.trainer.best_reward = self.input_run.best_reward
+        optimizer_file = self.input_run.optimizer_file
+        if optimizer_file.is_file():
+            try:
+                self.trainer.optimizer.load_state_dict(load_state_dict_file(optimizer_file))
+                print(f"Resumed the optimizer state from {optimizer_file}")
+            except Exception as error:  # a state of other parameters: warm-start with a fresh optimizer
+                print(f"Optimizer state of {optimizer_file} not used ({error}); starting with a fresh optimizer")
+
+    def run(self, n_epochs: Optional[int] = None) -> float:
+        """Trains (after evaluating a warm-started model once) and writes ``training_summary.json``.
+
+        Returns:
+            The best evaluation score.
+        """
+        try:
+            if self.input_run is not None and self.trainer.evaluator is not None:
+                print("Evaluating the model of input_dir before training")
+                self.trainer.evaluate()
+            result = self.trainer.train(n_epochs)
+            summary = write_training_summary(self.run_dir, result)
+            print(
+                f"Training stopped: {result.stop_reason}. {result.env_steps} env steps in {result.train_seconds:.1f}s "
+                f"of training; best evaluation score {result.best_reward:.3f}. Outputs: {self.run_dir} ({summary.name})"
+            )
+            return result.best_reward
+        finally:
+            self.graph_drawing.join()
+            self.trainer.collector.env.close()
+            if self.trainer.evaluator is not None:
+                self.trainer.evaluator.eval_env.close()
+            self.close()
+
+
+class ACDevRunner(ACRunner):
+    """All envs in the main process (fast for cheap envs, easy to debug); ``concurrency: 0`` gives 8 envs."""
+
+    def env_placement(self, concurrency: int) -> tuple[int, bool]:
+        """Always in this process."""
+        return (concurrency or AUTO_IN_PROCESS_ENVS), False
+
+
+class ACLocalRunner(ACRunner):
+    """Envs in worker processes; ``concurrency: 0`` measures the env and keeps cheap envs in the main process.
+
+    A worker round trip costs more than a cheap env's step (CartPole, Cutting-2D), so with
+    ``concurrency: 0`` such envs are stepped in this process and expensive ones get one
+    worker process per CPU core. A positive ``concurrency`` always uses that many workers.
+    """
+
+    _step_seconds: Optional[float] = None
+
+    def env_placement(self, concurrency: int) -> tuple[int, bool]:
+        """``concurrency`` workers, or the automatic choice of :func:`auto_concurrency`."""
+        if concurrency:
+            return concurrency, True
+        if self._step_seconds is None:
+            self._step_seconds = measure_step_seconds(
+                self.env_factory(), seed=self.seeding.generate_env_instance_seed()
+            )
+        return auto_concurrency(self._step_seconds)

@@ -1,0 +1,89 @@
+"""What a training run directory holds besides the checkpoint: summary, warm-start inputs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+from maze.env.errors import ConfigurationError
+from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
+from maze.perception.serialization import atomic_write_bytes
+from maze.train.trainers.actor_critic.trainer import OPTIMIZER_FILE, TRAINING_STATE_FILE, TrainingResult
+
+__all__ = ["InputRun", "SUMMARY_FILE", "write_training_summary"]
+
+SUMMARY_FILE = "training_summary.json"
+"""Written at the end of a training run: env steps, time, throughput, best score, solved."""
+
+
+@dataclass
+class InputRun:
+    """A previous training run directory to resume or warm-start from (``input_dir=``).
+
+    Attributes:
+        directory: The run directory.
+        best_reward: Its best evaluation score (-inf if unknown).
+        trainer: The trainer class name that wrote it (None if unknown).
+    """
+
+    directory: Path
+    best_reward: float = float("-inf")
+    trainer: Optional[str] = None
+
+    @classmethod
+    def open(cls, input_dir: Any) -> Optional[InputRun]:
+        """Checks ``input_dir`` (empty: None) and reads its training state.
+
+        Raises:
+            ConfigurationError: If it is no directory or lacks the checkpoint files.
+        """
+        if input_dir in (None, ""):
+            return None
+        directory = Path(str(input_dir)).expanduser()
+        if not directory.is_dir():
+            raise ConfigurationError(
+                f"input_dir {str(directory)!r} does not exist; pass the output directory of a previous "
+                "`maze-run -cn conf_train` run (outputs/<experiment>/<timestamp>)"
+            )
+        missing = [name for name in (STATE_DICT_FILE, SPACES_CONFIG_FILE) if not (directory / name).is_file()]
+        if missing:
+            raise ConfigurationError(
+                f"input_dir {str(directory)!r} is not a training run directory: it has no {' or '.join(missing)}. "
+                "Pass the output directory of a previous `maze-run -cn conf_train` run"
+            )
+        run = cls(directory)
+        state_file = directory / TRAINING_STATE_FILE
+        if state_file.is_file():
+            try:
+                state = yaml.safe_load(state_file.read_text()) or {}
+            except yaml.YAMLError as error:
+                raise ConfigurationError(
+                    f"{str(state_file)!r} is not valid YAML ({error}); delete it to warm-start"
+                ) from None
+            run.best_reward = float(state.get("best_reward", float("-inf")))
+            run.trainer = state.get("trainer")
+        return run
+
+    @property
+    def optimizer_file(self) -> Path:
+        """The optimizer state of the run (may not exist)."""
+        return self.directory / OPTIMIZER_FILE
+
+
+def write_training_summary(directory: Path, result: TrainingResult) -> Path:
+    """Writes :data:`SUMMARY_FILE` (JSON) for tools and benchmarks; returns its path."""
+    summary = {
+        "env_steps": result.env_steps,
+        "train_seconds": round(result.train_seconds, 4),
+        "env_steps_per_second": round(result.env_steps / result.train_seconds, 1) if result.train_seconds else 0.0,
+        "best_eval_reward": result.best_reward if result.best_reward != float("-inf") else None,
+        "solved": result.solved,
+        "epochs": result.epochs,
+        "stop_reason": result.stop_reason,
+    }
+    path = directory / SUMMARY_FILE
+    atomic_write_bytes(path, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
+    return path

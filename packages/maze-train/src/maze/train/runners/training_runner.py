@@ -1,0 +1,201 @@
+"""TrainingRunner: turns a ``conf_train`` config into envs, model, trainer and a run directory."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from abc import abstractmethod
+from importlib import resources
+from pathlib import Path
+from typing import Any, Optional
+
+import torch
+import yaml
+from maze.env.errors import ConfigurationError
+from maze.env.log_stats.global_state import register_log_stats_writer, unregister_log_stats_writer
+from maze.env.log_stats.writers import LogStatsWriter, LogStatsWriterConsole
+from maze.env.utils.factory import resolve_target, to_plain_config
+from maze.env.utils.seeding import MazeSeeding
+from maze.env.wrappers.normalization.normalization_utils import (
+    find_normalization_wrapper,
+    make_normalized_env_factory,
+    obtain_normalization_statistics,
+)
+from maze.perception.checkpoint import MODEL_CONFIG_FILE, SPACES_CONFIG_FILE, STATE_DICT_FILE
+from maze.perception.models.base_model_composer import BaseModelComposer, build_model_composer
+from maze.perception.models.spaces_config import SpacesConfig
+from maze.perception.models.template_model_composer import TemplateModelComposer
+from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
+from maze.rollout.runner import Runner
+from maze.train.runners.env_factory import EnvFactory
+from maze.train.runners.graphs import GraphDrawing
+from maze.train.runners.run_dir import InputRun
+from maze.train.tensorboard import LogStatsWriterTensorboard
+
+__all__ = ["TrainingRunner"]
+
+
+class TrainingRunner(Runner):
+    """Base of the training runners: builds everything a trainer needs from the job config.
+
+    :meth:`setup` reads ``env``, ``wrappers``, ``model`` (with its ``critic``), ``algorithm``,
+    ``seeding`` and ``input_dir``, and writes into the current directory (the run
+    directory): ``spaces_config.yaml``, ``model_config.yaml``, normalization statistics,
+    graph PDFs of the networks and TensorBoard events. Subclasses build the trainer.
+
+    Args:
+        trainer_class: Dotted path (or class) of the trainer.
+        concurrency: Training envs; 0 chooses automatically.
+        eval_concurrency: Evaluation envs; 0 chooses automatically.
+        state_dict_dump_file: File of the best model.
+        spaces_config_dump_file: File of the env spaces.
+        normalization_samples: Observations sampled to estimate normalization statistics.
+        dump_interval: Also save the current model every this many epochs (None: never).
+    """
+
+    def __init__(
+        self,
+        trainer_class: Any,
+        concurrency: int = 0,
+        eval_concurrency: int = 0,
+        state_dict_dump_file: str = STATE_DICT_FILE,
+        spaces_config_dump_file: str = SPACES_CONFIG_FILE,
+        normalization_samples: int = 1000,
+        dump_interval: Optional[int] = None,
+    ) -> None:
+        self.trainer_class = resolve_target(trainer_class) if isinstance(trainer_class, str) else trainer_class
+        self.concurrency = concurrency
+        self.eval_concurrency = eval_concurrency
+        self.state_dict_dump_file = state_dict_dump_file
+        self.spaces_config_dump_file = spaces_config_dump_file
+        self.normalization_samples = normalization_samples
+        self.dump_interval = dump_interval
+        self.run_dir = Path.cwd()
+        self.writers: list[LogStatsWriter] = []
+
+    def setup(self, cfg: Any) -> None:
+        """Builds the envs, model, trainer and writers of the job (see the class docs).
+
+        Raises:
+            ConfigurationError: For invalid configs, an unusable ``input_dir`` or an unavailable device.
+        """
+        self.cfg = to_plain_config(cfg)
+        self.run_dir = Path.cwd()
+        algorithm = dict(self.cfg.get("algorithm") or {})
+        self.device = _check_device(algorithm.get("device", "cpu"))
+        self.seeding = _seeding(self.cfg.get("seeding") or {})
+        torch.manual_seed(self.seeding.generate_agent_instance_seed())
+        self.input_run = InputRun.open(self.cfg.get("input_dir"))
+        self.env_factory = EnvFactory(self.cfg.get("env"), self.cfg.get("wrappers"))
+        probe_env = self.env_factory()
+        self.env_factory = self._with_normalization(probe_env)
+        self.composer = self._model_composer(probe_env)
+        probe_env.close()
+        self.graph_drawing = GraphDrawing(self.composer, self.run_dir)
+        self._register_writers()
+        self.setup_trainer(algorithm)
+
+    @abstractmethod
+    def setup_trainer(self, algorithm: dict[str, Any]) -> None:
+        """Builds the trainer (``self.trainer``) from the algorithm config and the pieces of :meth:`setup`."""
+
+    # --- pieces ----------------------------------------------------------------------------
+
+    def _with_normalization(self, probe_env: Any) -> Any:
+        """Estimates (or loads from ``input_dir``) observation normalization statistics and stores them."""
+        try:
+            wrapper = find_normalization_wrapper(probe_env)
+        except ConfigurationError:
+            return self.env_factory
+        stored = self.input_run.directory / wrapper.statistics_dump if self.input_run else None
+        if stored is not None and stored.is_file():
+            wrapper.set_normalization_statistics(wrapper.load_statistics(stored))
+            print(f"Loaded observation normalization statistics from {stored}")
+        elif wrapper.missing_statistics_keys():
+            print(f"Estimating observation normalization statistics from {self.normalization_samples} samples")
+        statistics = obtain_normalization_statistics(
+            probe_env, n_samples=self.normalization_samples, seed=self.seeding.generate_env_instance_seed()
+        )
+        wrapper.dump_statistics(self.run_dir / wrapper.statistics_dump)
+        return make_normalized_env_factory(self.env_factory, statistics)
+
+    def _model_composer(self, env: Any) -> BaseModelComposer:
+        """Builds the model composer for the env's spaces and stores the spaces and the model config."""
+        model_config = dict(to_plain_config(self.cfg.get("model")) or {})
+        if getattr(self.trainer_class, "needs_critic", False) and not model_config.get("critic"):
+            model_config["critic"] = _default_critic(model_config, self.trainer_class.__name__)
+        spaces_config = SpacesConfig.from_env(env)
+        composer = build_model_composer(model_config, spaces_config)
+        spaces_config.save(self.run_dir / self.spaces_config_dump_file)
+        save_model_config(model_config, self.run_dir / MODEL_CONFIG_FILE)
+        self.model_config = model_config
+        self.spaces_config = spaces_config
+        return composer
+
+    def _register_writers(self) -> None:
+        self.writers = [LogStatsWriterConsole(), LogStatsWriterTensorboard(self.run_dir)]
+        for writer in self.writers:
+            register_log_stats_writer(writer)
+        self.writers[1].write_config(yaml.safe_dump(self.cfg, sort_keys=False), shlex.join(["maze-run", *sys.argv[1:]]))
+
+    def load_input_model(self, model: Any) -> None:
+        """Loads the ``input_dir`` checkpoint into ``model`` (after checking the spaces) and copies it here.
+
+        A checkpoint without critic (e.g. of a policy-only trainer) initializes the policy only.
+
+        Raises:
+            ConfigurationError: If the stored spaces or parameters do not fit the model.
+        """
+        directory = self.input_run.directory
+        stored = SpacesConfig.load(directory / SPACES_CONFIG_FILE)
+        stored.check_compatible(self.spaces_config, this=f"input_dir {str(directory)!r}", that="the configured env")
+        state_dict = load_state_dict_file(directory / STATE_DICT_FILE, map_location=model.device)
+        if hasattr(model, "critic") and not any(name.startswith("critic") for name in state_dict):
+            model.policy.load_state_dict(state_dict)
+            print(f"Initialized the policy from input_dir {directory} (it has no critic; the critic starts fresh)")
+        else:
+            model.load_state_dict(state_dict)
+            print(f"Initialized the model from input_dir {directory}")
+        save_state_dict(model.state_dict(), self.run_dir / self.state_dict_dump_file)
+
+    def close(self) -> None:
+        """Unregisters and closes the stats writers."""
+        for writer in self.writers:
+            unregister_log_stats_writer(writer)
+            writer.close()
+        self.writers = []
+
+
+def _check_device(device: Any) -> torch.device:
+    try:
+        resolved = torch.device(str(device))
+    except RuntimeError:
+        raise ConfigurationError(f"algorithm.device={device!r} is not a torch device; use cpu or cuda") from None
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigurationError(
+            f"algorithm.device={device} was requested, but CUDA is not available on this machine; "
+            "use algorithm.device=cpu"
+        )
+    return resolved
+
+
+def _seeding(config: dict[str, Any]) -> MazeSeeding:
+    seeding = MazeSeeding(
+        config.get("env_base_seed"),
+        config.get("agent_base_seed"),
+        cudnn_determinism_flag=bool(config.get("cudnn_determinism_flag", False)),
+    )
+    if seeding.cudnn_determinism_flag:
+        torch.backends.cudnn.deterministic = True
+    return seeding
+
+
+def _default_critic(model_config: dict[str, Any], trainer_name: str) -> dict[str, Any]:
+    """The documented default critic for a model without one (template critic for template models)."""
+    target = model_config.get("_target_")
+    resolved = resolve_target(target) if isinstance(target, str) else target
+    template = isinstance(resolved, type) and issubclass(resolved, TemplateModelComposer)
+    name = "template_state" if template else "flatten_concat_state"
+    text = resources.files("maze.perception.conf.critic").joinpath(f"{name}.yaml").read_text()
+    print(f"{trainer_name} needs a critic and the model has none: using critic={name}")
+    return yaml.safe_load(text)["critic"]
