@@ -66,16 +66,26 @@ class FakeCoreEnv(CoreEnv):
     counter ``time`` and the sub-step/agent counters. Every action nudges the position;
     the reward is minus the distance of the position from the origin. An episode
     terminates when the position leaves the unit box and is truncated after
-    ``max_steps`` env steps.
+    ``max_steps`` env steps. With ``end_between_sub_steps=False`` both are checked only
+    when an env step completes (every actor acted), like envs whose episodes end only
+    after a full round of sub-steps (what batched training of structured envs needs).
 
     Args:
         step_keys: Sub-step keys in acting order (one entry for flat envs).
         n_agents: Agents acting in turn within each sub-step.
         max_steps: Env steps after which the episode is truncated.
+        end_between_sub_steps: Episodes may end after any sub-step (False: only after the last).
     """
 
-    def __init__(self, step_keys: tuple[StepKeyType, ...] = (0,), n_agents: int = 1, max_steps: int = 20) -> None:
+    def __init__(
+        self,
+        step_keys: tuple[StepKeyType, ...] = (0,),
+        n_agents: int = 1,
+        max_steps: int = 20,
+        end_between_sub_steps: bool = True,
+    ) -> None:
         super().__init__()
+        self.end_between_sub_steps = end_between_sub_steps
         self.step_keys = step_keys
         self.n_agents = n_agents
         self.max_steps = max_steps
@@ -106,8 +116,9 @@ class FakeCoreEnv(CoreEnv):
                 self.context.increment_env_step()
                 reward = -float(np.linalg.norm(self._position))
         self._last_reward = reward
-        terminated = bool(np.any(np.abs(self._position) > 1.0))
-        truncated = self._time >= self.max_steps and not terminated
+        may_end = self.end_between_sub_steps or (self._sub_step == 0 and self._agent == 0)
+        terminated = may_end and bool(np.any(np.abs(self._position) > 1.0))
+        truncated = may_end and self._time >= self.max_steps and not terminated
         return self.get_maze_state(), reward, terminated, truncated, {}
 
     def get_maze_state(self) -> dict:
@@ -161,8 +172,8 @@ def build_dummy_maze_env(max_steps: int = 20) -> MazeEnv[FakeCoreEnv]:
     )
 
 
-def build_multi_step_env(max_steps: int = 20) -> MazeEnv[FakeCoreEnv]:
-    """Two sub-steps per env step with different spaces: ``0`` picks, ``1`` places."""
+def build_multi_step_env(max_steps: int = 20, end_between_sub_steps: bool = True) -> MazeEnv[FakeCoreEnv]:
+    """Two sub-steps per env step with different spaces: ``0`` picks, ``1`` places (see :class:`FakeCoreEnv`)."""
     pick_observation = spaces.Dict({"items": _POSITION_SPACE})
     place_observation = spaces.Dict(
         {"items": _POSITION_SPACE, "step": spaces.Box(0.0, np.inf, shape=(1,), dtype=np.float32)}
@@ -175,7 +186,7 @@ def build_multi_step_env(max_steps: int = 20) -> MazeEnv[FakeCoreEnv]:
         return {"items": state["position"], "step": np.array([state["time"]], dtype=np.float32)}
 
     return MazeEnv(
-        FakeCoreEnv(step_keys=(0, 1), max_steps=max_steps),
+        FakeCoreEnv(step_keys=(0, 1), max_steps=max_steps, end_between_sub_steps=end_between_sub_steps),
         action_conversion_dict={
             0: _IdentityActionConversion(spaces.Dict({"item": spaces.Discrete(4)})),
             1: _IdentityActionConversion(
@@ -189,8 +200,10 @@ def build_multi_step_env(max_steps: int = 20) -> MazeEnv[FakeCoreEnv]:
     )
 
 
-def build_multi_agent_env(n_agents: int = 2, max_steps: int = 20) -> MazeEnv[FakeCoreEnv]:
-    """One sub-step whose ``n_agents`` agents act in turn: actors ``(0, 0), (0, 1), ...``."""
+def build_multi_agent_env(
+    n_agents: int = 2, max_steps: int = 20, end_between_sub_steps: bool = True
+) -> MazeEnv[FakeCoreEnv]:
+    """One sub-step whose ``n_agents`` agents act in turn: actors ``(0, 0), (0, 1), ...`` (see :class:`FakeCoreEnv`)."""
     observation_space = spaces.Dict(
         {"observation": _POSITION_SPACE, "agent": spaces.Box(0.0, float(n_agents), shape=(1,), dtype=np.float32)}
     )
@@ -199,7 +212,7 @@ def build_multi_agent_env(n_agents: int = 2, max_steps: int = 20) -> MazeEnv[Fak
         return {"observation": state["position"], "agent": np.array([state["agent"]], dtype=np.float32)}
 
     return MazeEnv(
-        FakeCoreEnv(n_agents=n_agents, max_steps=max_steps),
+        FakeCoreEnv(n_agents=n_agents, max_steps=max_steps, end_between_sub_steps=end_between_sub_steps),
         action_conversion_dict={0: _IdentityActionConversion(spaces.Dict({"action": spaces.Discrete(3)}))},
         observation_conversion_dict={0: _ObservationConversion(observation_space, observe)},
     )
