@@ -1,6 +1,13 @@
-"""The `maze-run` command line, the Hydra config tree `maze.conf` and the RunContext Python API.
+"""The ``maze-run`` command line and the job it runs; the Hydra config tree is :mod:`maze.conf`.
 
-This package is still being built; see the root README for its status.
+* :mod:`maze.rl.cli`: ``main``, the ``maze-run`` console script (Hydra 1.3 app, clean error
+  reports, ``maze_cli.log`` in every run directory).
+* :mod:`maze.rl.run`: ``prepare_config`` and ``maze_run``, the job behind it (build the
+  runner of ``cfg.runner``, ``setup(cfg)``, ``run()``), usable without the command line.
+* :mod:`maze.rl.config_errors`: "did you mean" messages for config mistakes.
+* :mod:`maze.rl.job_output`: copies a job's console output into its log file.
+
+Importing this package stays cheap (no torch) so that ``maze-run --help`` is fast.
 """
 
 from importlib.metadata import version as _version

@@ -1,0 +1,110 @@
+"""The ``maze-run`` command line: compose a config with Hydra, build its runner and run it.
+
+``maze-run [-cn conf_train|conf_rollout] [-cd DIR] [group=option ...] [key=value ...] [--multirun]``
+
+The config tree is the package :mod:`maze.conf` (the model and critic groups come from
+``maze.perception.conf``, which the root configs put on Hydra's search path). Every job runs
+in its own run directory, where Hydra writes ``.hydra/`` and ``maze_cli.log`` holds
+everything the job logged or printed.
+
+Errors are reported without stack traces where they are the user's: config and
+command-line errors as one message (with "did you mean" suggestions), and
+:class:`~maze.env.errors.MazeError` s raised by the job as ``Error: <message>``. Other
+exceptions keep their traceback. The exit code is 1 whenever a job or the composition
+failed. ``HYDRA_FULL_ERROR=1`` shows Hydra's complete stack traces instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import traceback
+from typing import Any, Optional
+
+__all__ = ["CONFIG_PATH", "DEFAULT_CONFIG_NAME", "JobFailedError", "main"]
+
+CONFIG_PATH = "pkg://maze.conf"
+"""Where Hydra finds the root configs and config groups."""
+
+DEFAULT_CONFIG_NAME = "conf_rollout"
+"""The root config used without ``-cn``."""
+
+_FULL_ERROR_VARIABLE = "HYDRA_FULL_ERROR"
+
+
+class JobFailedError(Exception):
+    """A job failed; its error has been reported on stderr and in its ``maze_cli.log``."""
+
+
+def main() -> None:
+    """Entry point of the ``maze-run`` console script (arguments from ``sys.argv``)."""
+    import hydra
+
+    failures: list[str] = []
+
+    def job(cfg: Any) -> Optional[float]:
+        return _run_job(cfg, failures)
+
+    app = hydra.main(config_path=CONFIG_PATH, config_name=DEFAULT_CONFIG_NAME, version_base="1.3")(job)
+    user_wants_full_errors = os.environ.get(_FULL_ERROR_VARIABLE) == "1"
+    # Let Hydra raise instead of printing; the errors are reported below.
+    os.environ[_FULL_ERROR_VARIABLE] = "1"
+    try:
+        app()
+    except JobFailedError:
+        sys.exit(1)
+    except Exception as error:
+        from maze.rl.config_errors import describe_config_error, is_config_error
+
+        if user_wants_full_errors or not is_config_error(error):
+            raise
+        print(describe_config_error(error), file=sys.stderr)
+        sys.exit(1)
+    finally:
+        if not user_wants_full_errors:
+            del os.environ[_FULL_ERROR_VARIABLE]
+    if failures:
+        sys.exit(1)
+
+
+def _run_job(cfg: Any, failures: list[str]) -> Optional[float]:
+    """The Hydra task: runs one job in its run directory and reports its errors.
+
+    A failed single run is recorded in ``failures``; a failed job of a multirun raises
+    :class:`JobFailedError` so that the sweeper sees the failure.
+    """
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+    from hydra.utils import get_original_cwd
+    from maze.rl.job_output import tee_output_to_job_log
+    from maze.rl.run import maze_run, prepare_config
+    from omegaconf import OmegaConf
+
+    hydra_config = HydraConfig.get()
+    with tee_output_to_job_log(hydra_config.runtime.output_dir):
+        try:
+            print(f"maze-run {shlex.join(sys.argv[1:])}")
+            cfg = prepare_config(cfg, get_original_cwd())
+            print(OmegaConf.to_yaml(cfg), flush=True)
+            return maze_run(cfg)
+        except Exception as error:
+            _report_job_error(error)
+            if hydra_config.mode == RunMode.MULTIRUN:
+                raise JobFailedError(str(error)) from None
+            failures.append(str(error))
+            return None
+
+
+def _report_job_error(error: Exception) -> None:
+    """Prints a job's error to stderr: one line for maze and config errors, else the traceback."""
+    from maze.env.errors import MazeError
+    from maze.rl.config_errors import describe_config_error, is_config_error
+
+    if isinstance(error, MazeError):
+        print(f"Error: {error}", file=sys.stderr, flush=True)
+    elif is_config_error(error):
+        print(f"Error: {describe_config_error(error)}", file=sys.stderr, flush=True)
+    else:
+        traceback.print_exc()
+        sys.stderr.flush()
