@@ -1,0 +1,51 @@
+"""Runners for the CLI tests, selected with ``runner._target_=fake_runners.<Name>`` (on PYTHONPATH)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional
+
+from maze.env.errors import ConfigurationError
+from maze.rollout import Runner
+from omegaconf import OmegaConf
+
+RECORD_FILE = "runner_record.json"
+
+
+class RecordingRunner(Runner):
+    """Records its arguments, the config and the working directories into ``runner_record.json``.
+
+    ``objective`` (optional) is what :meth:`run` returns.
+    """
+
+    def __init__(self, objective: Optional[float] = None, **kwargs: Any) -> None:
+        self.objective = objective
+        self.kwargs = kwargs
+        self.record: dict[str, Any] = {"init_cwd": os.getcwd(), "kwargs": kwargs}
+
+    def setup(self, cfg: Any) -> None:
+        self.record["setup_cwd"] = os.getcwd()
+        self.record["config"] = OmegaConf.to_container(cfg)
+
+    def run(self) -> Optional[float]:
+        self.record["run_cwd"] = os.getcwd()
+        print(f"recording runner: objective {self.objective}")
+        with open(RECORD_FILE, "w", encoding="utf-8") as file:
+            json.dump(self.record, file)
+        return self.objective
+
+
+class FailingRunner(Runner):
+    """Fails in :meth:`run`: with a ConfigurationError (``kind: maze``) or a RuntimeError (``kind: bug``)."""
+
+    def __init__(self, kind: str = "maze", **kwargs: Any) -> None:
+        self.kind = kind
+
+    def setup(self, cfg: Any) -> None:
+        print("failing runner: set up")
+
+    def run(self) -> Optional[float]:
+        if self.kind == "maze":
+            raise ConfigurationError("the fake runner was told to fail; set runner.kind=ok to succeed")
+        raise RuntimeError("unexpected failure inside the fake runner")

@@ -1,0 +1,145 @@
+"""The maze-run console script, run as a subprocess with fake runners (tests/support on PYTHONPATH)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SUPPORT = Path(__file__).resolve().parent / "support"
+FAKE = "runner._target_=fake_runners.RecordingRunner"
+
+
+def maze_run_executable() -> str:
+    found = shutil.which("maze-run", path=str(Path(sys.executable).parent)) or shutil.which("maze-run")
+    assert found, "the maze-run console script is not installed"
+    return found
+
+
+def maze_run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if key != "HYDRA_FULL_ERROR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(SUPPORT), *filter(None, [env.get("PYTHONPATH")])])
+    env["OMP_NUM_THREADS"] = "1"
+    return subprocess.run([maze_run_executable(), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def only_run_dir(base: Path) -> Path:
+    records = list(base.rglob("runner_record.json"))
+    assert len(records) == 1, records
+    return records[0].parent
+
+
+def test_help_lists_groups_options_and_examples(tmp_path: Path) -> None:
+    result = maze_run("--help", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "algorithm: a2c, ppo" in result.stdout
+    assert "algorithm_runner: a2c-dev, a2c-local, ppo-dev, ppo-local" in result.stdout
+    for line in ("critic: ", "env: gym_env, tutorial_cutting_2d_basic", "model: ", "runner: dev, local, parallel"):
+        assert line in result.stdout
+    assert "maze-run -cn conf_train env.name=CartPole-v1 algorithm=ppo" in result.stdout
+    assert not (tmp_path / "outputs").exists()
+
+
+def test_help_imports_neither_torch_nor_maze_train() -> None:
+    code = (
+        "import sys; sys.argv = ['maze-run', '-cn', 'conf_train', '--help']\n"
+        "from maze.rl.cli import main\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
+        "print(sorted(name for name in ('torch', 'maze.train', 'maze.perception') if name in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_run_calls_setup_and_run_in_the_run_dir_and_logs_the_output(tmp_path: Path) -> None:
+    (tmp_path / "previous").mkdir()
+    result = maze_run(FAKE, "+runner.objective=2.5", "input_dir=previous", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    run_dir = only_run_dir(tmp_path / "outputs")
+    assert run_dir.parent.name == "gym_env-flatten_concat-random_policy-parallel"
+    record = json.loads((run_dir / "runner_record.json").read_text())
+    assert record["init_cwd"] == record["setup_cwd"] == record["run_cwd"] == str(run_dir)
+    assert record["kwargs"]["n_episodes"] == 50  # the rest of the runner group reaches the constructor
+    assert record["config"]["input_dir"] == str(tmp_path / "previous")
+    assert record["config"]["env"]["name"] == "CartPole-v1"
+    log = (run_dir / "maze_cli.log").read_text()
+    assert "recording runner: objective 2.5" in log and "recording runner: objective 2.5" in result.stdout
+    assert "_target_: fake_runners.RecordingRunner" in log and f"input_dir: {tmp_path / 'previous'}" in log
+    assert (run_dir / ".hydra" / "config.yaml").is_file()
+
+
+def test_training_root_names_the_run_dir_after_env_model_algorithm_runner(tmp_path: Path) -> None:
+    result = maze_run("-cn", "conf_train", "algorithm=a2c", "runner=dev", FAKE, "log_base_dir=runs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    run_dir = only_run_dir(tmp_path / "runs")
+    assert run_dir.parent.name == "gym_env-flatten_concat-a2c-dev"
+    record = json.loads((run_dir / "runner_record.json").read_text())
+    assert record["kwargs"]["trainer_class"] == "maze.train.trainers.a2c.A2C"
+    assert record["config"]["input_dir"] == ""
+
+
+def test_multirun_makes_one_job_dir_per_value(tmp_path: Path) -> None:
+    result = maze_run(FAKE, "+runner.objective=1.0,2.0", "--multirun", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    records = sorted((tmp_path / "outputs" / "sweep").rglob("runner_record.json"))
+    assert [record.parent.name for record in records] == ["0", "1"]
+    assert len({record.parent.parent for record in records}) == 1  # one sweep directory
+    for record, objective in zip(records, ("1.0", "2.0"), strict=True):
+        assert json.loads(record.read_text())["config"]["runner"]["objective"] == float(objective)
+        assert f"recording runner: objective {objective}" in (record.parent / "maze_cli.log").read_text()
+
+
+def test_custom_config_dir_and_root(tmp_path: Path) -> None:
+    result = maze_run("-cd", str(SUPPORT / "conf"), "-cn", "my_root", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    run_dir = only_run_dir(tmp_path / "custom_outputs")
+    assert run_dir.name == "gym_env-vector_obs"
+    record = json.loads((run_dir / "runner_record.json").read_text())
+    assert record["config"]["model"]["_target_"].endswith("TemplateModelComposer")  # from maze-perception
+    assert "recording runner: objective 7.5" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("algorithm=ppoo", ["Available options in 'algorithm'", "\ta2c\n\tppo", "Did you mean algorithm=ppo?"]),
+        ("algorithm.lrr=1", ["Unknown config key 'algorithm.lrr'", "Did you mean 'algorithm.lr'?", "+algorithm.lrr=1"]),
+        ("algorithmm.lr=1", ["Did you mean 'algorithm.lr'?"]),
+    ],
+)
+def test_config_mistakes_give_one_message_without_traceback(tmp_path: Path, override: str, expected: list[str]) -> None:
+    result = maze_run("-cn", "conf_train", override, FAKE, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    for text in expected:
+        assert text in result.stderr
+    assert not (tmp_path / "outputs").exists()
+
+
+def test_maze_errors_of_the_runner_are_one_line(tmp_path: Path) -> None:
+    result = maze_run("runner._target_=fake_runners.FailingRunner", cwd=tmp_path)
+    assert result.returncode == 1
+    message = "Error: the fake runner was told to fail; set runner.kind=ok to succeed"
+    assert result.stderr.strip() == message
+    log = next((tmp_path / "outputs").rglob("maze_cli.log")).read_text()
+    assert "failing runner: set up" in log and message in log
+
+
+def test_other_errors_of_the_runner_keep_their_traceback(tmp_path: Path) -> None:
+    result = maze_run("runner._target_=fake_runners.FailingRunner", "+runner.kind=bug", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "Traceback" in result.stderr and "RuntimeError: unexpected failure inside the fake runner" in result.stderr
+    log = next((tmp_path / "outputs").rglob("maze_cli.log")).read_text()
+    assert "RuntimeError: unexpected failure inside the fake runner" in log
+
+
+def test_a_failed_multirun_job_fails_the_command(tmp_path: Path) -> None:
+    result = maze_run("runner._target_=fake_runners.FailingRunner", "+runner.kind=maze,bug", "--multirun", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "Error: the fake runner was told to fail" in result.stderr
+    assert len(list((tmp_path / "outputs" / "sweep").rglob("maze_cli.log"))) == 2

@@ -1,0 +1,72 @@
+"""Config mistakes become one message with a "did you mean" suggestion."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from hydra import compose, initialize_config_module
+from hydra.errors import ConfigCompositionException, MissingConfigException
+from maze.rl.config_errors import describe_config_error, is_config_error, suggest_key
+from omegaconf import OmegaConf
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+
+
+@pytest.fixture(autouse=True)
+def maze_conf() -> Iterator[None]:
+    with initialize_config_module(config_module="maze.conf", version_base="1.3"):
+        yield
+
+
+def composition_error(*overrides: str) -> Exception:
+    with pytest.raises((ConfigCompositionException, MissingConfigException)) as caught:
+        compose("conf_train", list(overrides))
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("override", "suggestion"),
+    [
+        ("algorithm.lrr=1", "'algorithm.lr'"),
+        ("algorithmm.lr=1", "'algorithm.lr'"),
+        ("algorithm.rollout_evaluator.n_episode=3", "'algorithm.rollout_evaluator.n_episodes'"),
+        ("seeding.env_base_sed=1", "'seeding.env_base_seed'"),
+    ],
+)
+def test_unknown_keys_get_the_closest_existing_key(override: str, suggestion: str) -> None:
+    error = composition_error(override)
+    assert is_config_error(error)
+    message = describe_config_error(error)
+    key = override.split("=")[0]
+    assert message == (
+        f"Unknown config key {key!r} in the override {override!r}. Did you mean {suggestion}? "
+        f"To add it as a new key, write +{override}"
+    )
+
+
+def test_unknown_keys_without_a_close_match_get_no_guess() -> None:
+    message = describe_config_error(composition_error("algorithm.xyzzy=1"))
+    assert "Did you mean" not in message and "+algorithm.xyzzy=1" in message
+
+
+def test_unknown_group_options_list_the_options_and_the_closest_one() -> None:
+    message = describe_config_error(composition_error("algorithm=ppoo"))
+    assert "Could not find 'algorithm/ppoo'" in message
+    assert "Available options in 'algorithm':\n\ta2c\n\tppo" in message
+    assert message.endswith("Did you mean algorithm=ppo?")
+
+
+def test_suggest_key_uses_the_level_where_the_lookup_failed() -> None:
+    cfg = OmegaConf.create({"algorithm": {"lr": 0.1, "gamma": 0.9}, "env": {"name": "x"}})
+    OmegaConf.set_struct(cfg, True)
+    with pytest.raises((ConfigKeyError, ConfigAttributeError)) as caught:
+        OmegaConf.update(cfg, "algorithm.gama", 1, merge=True)
+    assert suggest_key("algorithm.gama", caught.value) == "algorithm.gamma"
+    with pytest.raises((ConfigKeyError, ConfigAttributeError)) as caught:
+        OmegaConf.update(cfg, "algorith.gamma", 1, merge=True)
+    assert suggest_key("algorith.gamma", caught.value) == "algorithm.gamma"
+
+
+def test_only_hydra_and_omegaconf_errors_count_as_config_errors() -> None:
+    assert not is_config_error(RuntimeError("bug"))
+    assert is_config_error(ConfigKeyError("missing"))

@@ -1,0 +1,174 @@
+"""The config tree maze.conf composes with every group option and holds the documented defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib import resources
+
+import pytest
+from hydra import compose, initialize_config_module
+from hydra.core.global_hydra import GlobalHydra
+from omegaconf import DictConfig, OmegaConf
+
+ALGORITHM_KEYS = {
+    "n_epochs",
+    "epoch_length",
+    "patience",
+    "critic_burn_in_epochs",
+    "n_rollout_steps",
+    "lr",
+    "gamma",
+    "gae_lambda",
+    "policy_loss_coef",
+    "value_loss_coef",
+    "entropy_coef",
+    "max_grad_norm",
+    "device",
+    "target_reward",
+    "rollout_evaluator",
+}
+PPO_ONLY_KEYS = {"batch_size", "n_optimization_epochs", "clip_range"}
+
+
+@pytest.fixture(autouse=True)
+def maze_conf() -> Iterator[None]:
+    with initialize_config_module(config_module="maze.conf", version_base="1.3"):
+        yield
+
+
+def options(group: str) -> list[str]:
+    return sorted(GlobalHydra.instance().config_loader().get_group_options(group))
+
+
+def own_options(group: str) -> list[str]:
+    """The options of a group shipped in the installed maze.conf package (no Hydra involved)."""
+    return sorted(path.name.removesuffix(".yaml") for path in resources.files("maze.conf").joinpath(group).iterdir())
+
+
+def test_groups_come_from_maze_conf_and_maze_perception() -> None:
+    assert options("env") == own_options("env")
+    assert {"flatten_concat", "vector_obs"} <= set(options("model"))  # maze-perception's groups are on the path
+    assert {"template_state", "template_state_action"} <= set(options("critic"))
+
+
+def test_conf_train_defaults() -> None:
+    cfg = compose("conf_train")
+    assert cfg.env._target_ == "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env"
+    assert cfg.env.name == "CartPole-v1" and cfg.env.render_mode is None
+    assert cfg.wrappers == {}
+    assert cfg.model._target_.endswith("CustomModelComposer")  # flatten_concat
+    assert cfg.model.critic is None  # critic: null by default
+    assert set(cfg.algorithm) == ALGORITHM_KEYS | PPO_ONLY_KEYS and cfg.algorithm.lr == 0.00025
+    assert cfg.runner._target_ == "maze.train.runners.ACLocalRunner"
+    assert cfg.runner.trainer_class == "maze.train.trainers.ppo.PPO"
+    assert cfg.runner.normalization_samples == 10000
+    assert cfg.log_base_dir == "outputs" and cfg.input_dir == ""
+    assert OmegaConf.to_container(cfg.seeding) == {
+        "env_base_seed": None,
+        "agent_base_seed": None,
+        "cudnn_determinism_flag": False,
+    }
+
+
+def test_conf_rollout_defaults() -> None:
+    cfg = compose("conf_rollout")
+    assert cfg.runner._target_ == "maze.rollout.ParallelRolloutRunner"
+    assert (cfg.runner.n_processes, cfg.runner.n_episodes, cfg.runner.max_episode_steps) == (5, 50, 200)
+    assert cfg.runner.record_trajectory and cfg.runner.record_event_logs
+    assert cfg.policy._target_ == "maze.env.agent.random_policy.RandomPolicy"
+    assert cfg.env.name == "CartPole-v1" and cfg.wrappers == {}
+    assert cfg.seeding.explicit_env_seeds is None and cfg.seeding.explicit_agent_seeds is None
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "defaults"),
+    [("a2c", {"lr": 0.0005, "entropy_coef": 0.00025}), ("ppo", {"lr": 0.00025, "clip_range": 0.2, "batch_size": 100})],
+)
+def test_algorithm_configs_hold_the_documented_keys(algorithm: str, defaults: dict[str, float]) -> None:
+    cfg = compose("conf_train", [f"algorithm={algorithm}"]).algorithm
+    expected = ALGORITHM_KEYS | (PPO_ONLY_KEYS if algorithm == "ppo" else set())
+    assert set(cfg) == expected
+    assert (cfg.n_epochs, cfg.epoch_length, cfg.patience, cfg.n_rollout_steps, cfg.gamma) == (0, 25, 15, 100, 0.98)
+    assert cfg.target_reward is None and cfg.device == "cpu"
+    assert OmegaConf.to_container(cfg.rollout_evaluator) == {
+        "_target_": "maze.train.evaluators.RolloutEvaluator",
+        "deterministic": True,
+        "n_episodes": 8,
+    }
+    for key, value in defaults.items():
+        assert cfg[key] == value
+
+
+@pytest.mark.parametrize("algorithm", ["a2c", "ppo"])
+@pytest.mark.parametrize("runner", ["dev", "local"])
+def test_algorithm_runner_specialization(algorithm: str, runner: str) -> None:
+    cfg = compose("conf_train", [f"algorithm={algorithm}", f"runner={runner}"]).runner
+    runner_class = {"dev": "ACDevRunner", "local": "ACLocalRunner"}[runner]
+    trainer = {"a2c": "maze.train.trainers.a2c.A2C", "ppo": "maze.train.trainers.ppo.PPO"}[algorithm]
+    assert cfg._target_ == f"maze.train.runners.{runner_class}"
+    assert cfg.trainer_class == trainer
+    assert (cfg.concurrency, cfg.eval_concurrency) == (0, 0)
+    assert cfg.state_dict_dump_file == "state_dict.pt" and cfg.spaces_config_dump_file == "spaces_config.yaml"
+    assert cfg.normalization_samples == {"dev": 1000, "local": 10000}[runner]
+    assert cfg.dump_interval is None
+
+
+def test_experiment_cartpole_ppo_wrappers() -> None:
+    cfg = compose("conf_train", ["+experiment=cartpole_ppo_wrappers"])
+    assert compose("conf_train").wrappers == {}  # the experiment replaces the default no_wrappers
+    assert cfg.runner.trainer_class == "maze.train.trainers.ppo.PPO"
+    assert cfg.algorithm.lr == 0.0001 and "clip_range" in cfg.algorithm
+    assert list(cfg.wrappers) == ["ObservationNormalizationWrapper", "MazeEnvMonitoringWrapper"]
+
+
+def test_critic_group_fills_the_model_critic() -> None:
+    cfg = compose("conf_train", ["model=vector_obs", "critic=template_state"])
+    assert cfg.model.critic._target_ == "maze.perception.models.critics.StateCriticComposer"
+    assert cfg.model.policy._target_ == "maze.perception.models.policies.ProbabilisticPolicyComposer"
+
+
+def test_torch_policy_reads_the_model_and_the_input_dir() -> None:
+    cfg = compose("conf_rollout", ["policy=torch_policy", "model=vector_obs", "input_dir=/runs/ppo"])
+    OmegaConf.resolve(cfg)
+    assert cfg.policy.model == cfg.model
+    assert cfg.policy.state_dict_file == "/runs/ppo/state_dict.pt"
+    assert cfg.policy.spaces_dict_file == "/runs/ppo/spaces_config.yaml"
+
+
+GROUP_OPTIONS = [
+    ("conf_train", group, option)
+    for group in ("env", "wrappers", "algorithm", "runner")
+    for option in own_options(group)
+    if not (group == "runner" and option in ("parallel", "sequential"))
+] + [
+    ("conf_rollout", group, option)
+    for group in ("env", "wrappers", "policy", "runner")
+    for option in own_options(group)
+    if not (group == "runner" and option in ("dev", "local"))
+]
+
+
+@pytest.mark.parametrize(("root", "group", "option"), GROUP_OPTIONS, ids=[f"{r}-{g}={o}" for r, g, o in GROUP_OPTIONS])
+def test_every_group_option_composes(root: str, group: str, option: str) -> None:
+    cfg = compose(root, [f"{group}={option}"])
+    assert isinstance(cfg[group], DictConfig)
+    OmegaConf.resolve(cfg)
+    if group in ("env", "policy", "runner"):
+        assert "_target_" in cfg[group]
+
+
+@pytest.mark.parametrize("group", ["model", "critic"])
+def test_every_perception_option_composes(group: str) -> None:
+    for option in options(group):
+        cfg = compose("conf_train", [f"{group}={option}"])
+        assert "critic" in cfg.model, f"{group}={option} did not land in the model config"
+
+
+def test_every_experiment_composes() -> None:
+    for option in own_options("experiment"):
+        assert compose("conf_train", [f"+experiment={option}"]).algorithm
+
+
+def test_every_algorithm_runner_file_is_reachable() -> None:
+    reachable = {f"{a}-{r}" for a in own_options("algorithm") for r in ("dev", "local")}
+    assert set(own_options("algorithm_runner")) == reachable
