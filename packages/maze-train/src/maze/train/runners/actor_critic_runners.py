@@ -20,6 +20,9 @@ from maze.train.trainers.common.model_selection import BestModelSelection
 
 __all__ = ["ACDevRunner", "ACLocalRunner", "ACRunner"]
 
+MAX_IN_PROCESS_EVAL_ENVS = 32
+"""With ``eval_concurrency: 0``, in-process evaluation runs up to this many episodes side by side."""
+
 
 class ACRunner(TrainingRunner):
     """Builds an A2C/PPO trainer with a rollout collector, an evaluator and best-model selection.
@@ -63,9 +66,9 @@ class ACRunner(TrainingRunner):
         n_episodes = int(config.get("n_episodes", 8))
         if self.eval_concurrency:
             n_envs, subprocesses = self.env_placement(self.eval_concurrency)
-        else:
-            subprocesses = self.env_placement(0)[1]
-            n_envs = min(n_episodes, AUTO_IN_PROCESS_ENVS if not subprocesses else self.env_placement(0)[0])
+        else:  # one env per episode in this process (one batched forward per step), else one worker per core
+            auto_envs, subprocesses = self.env_placement(0)
+            n_envs = min(n_episodes, auto_envs if subprocesses else MAX_IN_PROCESS_EVAL_ENVS)
         eval_env = build_vector_env(self.env_factory, n_envs, subprocesses)
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         return Factory(Evaluator, ("maze.train.evaluators",)).instantiate(
