@@ -1,10 +1,42 @@
-"""Trainers (A2C, PPO, IMPALA, SAC/SACfD, BC, ES), training runners, evaluators and TensorBoard logging.
+"""Trainers (A2C, PPO), rollout collection, evaluation, training runners and TensorBoard logging.
 
-This package is still being built; see the root README for its status.
+Submodules are imported on first use (``maze.train.trainers``, ``maze.train.runners``, ...),
+so ``import maze.train`` stays cheap; the names below are re-exported lazily.
 """
 
+from __future__ import annotations
+
+from importlib import import_module
 from importlib.metadata import version as _version
+from typing import Any
 
 __version__ = _version("maze-train")
 
-__all__ = ["__version__"]
+_EXPORTS = {
+    "A2C": "maze.train.trainers",
+    "A2CAlgorithmConfig": "maze.train.trainers",
+    "PPO": "maze.train.trainers",
+    "PPOAlgorithmConfig": "maze.train.trainers",
+    "ActorCritic": "maze.train.trainers",
+    "BestModelSelection": "maze.train.trainers",
+    "TrainingResult": "maze.train.trainers",
+    "RolloutCollector": "maze.train.rollout",
+    "RolloutEvaluator": "maze.train.evaluators",
+    "ACDevRunner": "maze.train.runners",
+    "ACLocalRunner": "maze.train.runners",
+    "TrainingRunner": "maze.train.runners",
+    "compute_gae": "maze.train.returns",
+    "compute_returns": "maze.train.returns",
+    "LogStatsWriterTensorboard": "maze.train.tensorboard",
+    "read_scalars": "maze.train.tensorboard",
+    "read_texts": "maze.train.tensorboard",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'maze.train' has no attribute {name!r}")
+    return getattr(import_module(module), name)
