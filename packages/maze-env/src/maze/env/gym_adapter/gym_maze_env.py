@@ -6,10 +6,11 @@ from typing import Any, Optional, Union
 
 import gymnasium as gym
 from maze.env.core.maze_env import MazeEnv
+from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.conversion import GymActionConversion, GymObservationConversion
 from maze.env.gym_adapter.core_env import GymCoreEnv
 
-__all__ = ["GymMazeEnv", "make_gym_maze_env"]
+__all__ = ["GymMazeEnv", "UnknownGymEnvError", "make_gym_maze_env"]
 
 
 class GymMazeEnv(MazeEnv[GymCoreEnv]):
@@ -61,11 +62,15 @@ def make_gym_maze_env(name: str, render_mode: Optional[str] = None, **kwargs: An
     return GymMazeEnv(name, render_mode=render_mode, **kwargs)
 
 
+class UnknownGymEnvError(ConfigurationError, gym.error.Error):
+    """A gymnasium env id that cannot be made (unknown id or missing package); a ConfigurationError."""
+
+
 def _make(env_id: str, **make_kwargs: Any) -> gym.Env:
     try:
         return gym.make(env_id, **make_kwargs)
     except gym.error.Error as error:
-        raise gym.error.Error(
+        raise UnknownGymEnvError(
             f"could not make the gymnasium env {env_id!r}: {error}. Check the id (e.g. 'CartPole-v1') and that the "
             "package providing it is installed"
         ) from error
