@@ -50,7 +50,9 @@ def violations(package: Package) -> Iterator[str]:
     for leaf in package.leaves:
         if not (package.path / "src" / "maze" / leaf / "py.typed").exists():
             yield f"{package.name}: leaf maze.{leaf} has no py.typed marker"
-    test_modules = TEST_ONLY_MODULES | set(package.test_requires)
+    # tests may import the test-only tools and their own helper modules (siblings in tests/)
+    local_helpers = {path.stem for path in (package.path / "tests").rglob("*.py")}
+    test_modules = TEST_ONLY_MODULES | set(package.test_requires) | local_helpers
     for folder, extra in (("src", set()), ("tests", test_modules)):
         for path in sorted((package.path / folder).rglob("*.py")):
             for line, module, lazy in imported_modules(path):

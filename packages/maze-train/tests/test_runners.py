@@ -151,11 +151,6 @@ def test_dev_runner_writes_the_run_directory(ppo_run: Path) -> None:
     assert "CartPole-v1" in read_texts(ppo_run)["config"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: training_state.yaml is written by BestModelSelection's on_improvement callback before the trainer "
-    "updates its best_reward, so it stores the previous best (-inf after the first improvement)",
-)
 def test_training_state_records_the_best_evaluation(ppo_run: Path) -> None:
     summary = json.loads((ppo_run / "training_summary.json").read_text())
     state = yaml.safe_load((ppo_run / "training_state.yaml").read_text())
@@ -341,11 +336,6 @@ def test_bad_inputs_raise_configuration_errors_and_leave_input_dir_alone(
     assert files_of(ppo_run) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a setup that fails after registering the stats writers (e.g. on an incompatible input_dir) "
-    "leaves the console and TensorBoard writers registered and open",
-)
 def test_a_failed_setup_leaves_no_stats_writer_registered(ppo_run: Path, tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError):
         set_up(tmp_path / "run", bad_input("other_env", ppo_run, tmp_path))

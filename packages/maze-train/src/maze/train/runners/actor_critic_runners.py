@@ -39,9 +39,6 @@ class ACRunner(TrainingRunner):
         """Builds ``self.trainer``: train/eval vector envs, actor-critic model, evaluator, model selection."""
         evaluator_config = algorithm.pop("rollout_evaluator", None)
         config = self.trainer_class.config_class.from_config(algorithm)
-        n_envs, subprocesses = self.env_placement(self.concurrency)
-        print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
-        train_env = build_vector_env(self.env_factory, n_envs, subprocesses)
         model = self.composer.torch_actor_critic(self.device)
         if self.input_run is not None:
             self.load_input_model(model)
@@ -50,9 +47,16 @@ class ACRunner(TrainingRunner):
             model,
             dump_interval=self.dump_interval,
             best_reward=self.input_run.best_reward if self.input_run else float("-inf"),
-            on_improvement=lambda: self.trainer.save_training_state(self.run_dir),
+            on_improvement=lambda: self.trainer.save_training_state(self.run_dir, self.model_selection.best_reward),
         )
-        evaluator = self._evaluator(evaluator_config)
+        n_envs, subprocesses = self.env_placement(self.concurrency)
+        print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
+        train_env = build_vector_env(self.env_factory, n_envs, subprocesses)
+        try:
+            evaluator = self._evaluator(evaluator_config)
+        except BaseException:
+            train_env.close()
+            raise
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         self.trainer = self.trainer_class(
             config, RolloutCollector(train_env, config.n_rollout_steps, seeds), evaluator, model, self.model_selection

@@ -91,9 +91,19 @@ class TrainingRunner(Runner):
         self.env_factory = self._with_normalization(probe_env)
         self.composer = self._model_composer(probe_env)
         probe_env.close()
+        if self.input_run is not None:
+            stored = SpacesConfig.load(self.input_run.directory / SPACES_CONFIG_FILE)
+            stored.check_compatible(
+                self.spaces_config, this=f"input_dir {str(self.input_run.directory)!r}", that="the configured env"
+            )
         self.graph_drawing = GraphDrawing(self.composer, self.run_dir)
         self._register_writers()
-        self.setup_trainer(algorithm)
+        try:
+            self.setup_trainer(algorithm)
+        except BaseException:
+            self.graph_drawing.join()
+            self.close()
+            raise
 
     @abstractmethod
     def setup_trainer(self, algorithm: dict[str, Any]) -> None:
@@ -139,16 +149,14 @@ class TrainingRunner(Runner):
         self.writers[1].write_config(yaml.safe_dump(self.cfg, sort_keys=False), shlex.join(["maze-run", *sys.argv[1:]]))
 
     def load_input_model(self, model: Any) -> None:
-        """Loads the ``input_dir`` checkpoint into ``model`` (after checking the spaces) and copies it here.
+        """Loads the ``input_dir`` checkpoint (spaces checked in :meth:`setup`) into ``model`` and copies it here.
 
         A checkpoint without critic (e.g. of a policy-only trainer) initializes the policy only.
 
         Raises:
-            ConfigurationError: If the stored spaces or parameters do not fit the model.
+            ConfigurationError: If the parameters do not fit the model.
         """
         directory = self.input_run.directory
-        stored = SpacesConfig.load(directory / SPACES_CONFIG_FILE)
-        stored.check_compatible(self.spaces_config, this=f"input_dir {str(directory)!r}", that="the configured env")
         state_dict = load_state_dict_file(directory / STATE_DICT_FILE, map_location=model.device)
         if hasattr(model, "critic") and not any(name.startswith("critic") for name in state_dict):
             model.policy.load_state_dict(state_dict)

@@ -241,12 +241,18 @@ class ActorCritic(ABC):
 
     # --- persistence -----------------------------------------------------------------------
 
-    def save_training_state(self, directory: Union[str, Path]) -> None:
-        """Writes the optimizer state and the best score next to the best model (atomically)."""
+    def save_training_state(self, directory: Union[str, Path], best_reward: Optional[float] = None) -> None:
+        """Writes the optimizer state and the best score next to the best model (atomically).
+
+        Args:
+            directory: Where the best model is.
+            best_reward: The best score (default: the best score of finished epochs), e.g.
+                the score model selection just saved the model for.
+        """
         directory = Path(directory)
         save_state_dict(self.optimizer.state_dict(), directory / OPTIMIZER_FILE)
         state = {
-            "best_reward": self.best_reward,
+            "best_reward": self.best_reward if best_reward is None else float(best_reward),
             "epochs": self.epochs_done,
             "env_steps": self.collector.env_steps,
             "trainer": type(self).__name__,
