@@ -1,0 +1,48 @@
+"""Bad input to ``maze-run -cn conf_train``: one clear message naming the culprit, exit code 1, outputs untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from cli_support import SHORT_EPOCHS, TrainingRun, cartpole, maze_run, snapshot
+
+BAD_INPUTS = {
+    "unknown-env-id": ("env.name=NoSuchEnv-v9", "could not make the gymnasium env 'NoSuchEnv-v9'"),
+    "unknown-key": (
+        "algorithm.lrr=1",
+        "Unknown config key 'algorithm.lrr' in the override 'algorithm.lrr=1'. Did you mean 'algorithm.lr'?",
+    ),
+    "unknown-group-option": ("algorithm=ppp", "Could not find 'algorithm/ppp'"),
+    "missing-input-dir": ("input_dir={tmp}/no_such_run", "input_dir '{tmp}/no_such_run' does not exist"),
+    "input-dir-not-a-run": ("input_dir={tmp}", "input_dir '{tmp}' is not a training run directory"),
+    "input-dir-other-spaces": (
+        "input_dir={cutting}",
+        "spaces mismatch: the input_dir '{cutting}' has sub-steps [0, 1]",
+    ),
+    "unavailable-device": ("algorithm.device=cuda", "CUDA is not available on this machine; use algorithm.device=cpu"),
+    "no-device": ("algorithm.device=gpu", "algorithm.device='gpu' is not a torch device"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input_fails_with_one_clear_message(
+    case: str, tiny_ppo_run: TrainingRun, cutting_run: TrainingRun, tmp_path: Path
+) -> None:
+    if case == "unavailable-device" and torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    paths = {"tmp": tmp_path / "empty", "cutting": cutting_run.run_dir}
+    paths["tmp"].mkdir()
+    override, message = (text.format(**paths) for text in BAD_INPUTS[case])
+    previous = {run.run_dir: snapshot(run.run_dir) for run in (tiny_ppo_run, cutting_run)}
+    run_dir = tmp_path / "run"
+
+    result = maze_run(*cartpole(), "runner=dev", "algorithm.n_epochs=1", *SHORT_EPOCHS, override, run_dir=run_dir)
+
+    assert result.returncode == 1, result.stdout[-2000:]
+    assert result.stderr.count(message) == 1, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    assert not (run_dir / "state_dict.pt").exists() and not (run_dir / "training_summary.json").exists()
+    assert {directory: snapshot(directory) for directory in previous} == previous
+    assert list(paths["tmp"].iterdir()) == []

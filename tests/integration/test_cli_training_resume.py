@@ -1,0 +1,141 @@
+"""A training run killed mid-epoch resumes from its run directory with ``input_dir=``; A2C warm-starts from PPO."""
+
+from __future__ import annotations
+
+import queue
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Optional
+
+import pytest
+import yaml
+from cli_support import (
+    BEST_MODEL_LINE,
+    EPOCH_START,
+    EVAL_REWARD_MEAN,
+    TrainingRun,
+    assert_success,
+    best_model_scores,
+    cartpole,
+    maze_run,
+    maze_run_command,
+    maze_run_env,
+    scalar_series,
+    seeds,
+    snapshot,
+)
+from maze.perception.serialization import load_state_dict_file
+
+FAST_PPO = (*cartpole(), "+experiment=cartpole_ppo_fast", "algorithm.target_reward=null", *seeds(1))
+"""The tuned PPO experiment (improves within a few short epochs), with no stop at a target."""
+
+RANDOM_CARTPOLE = 22.0
+"""Mean return of random actions on CartPole-v1."""
+
+
+def start_and_kill_mid_epoch(run_dir: Path, improvements: int, timeout: float = 240) -> str:
+    """Starts a 50-epoch run and kills it (SIGKILL) early in the epoch after its ``improvements``-th best model.
+
+    Returns:
+        What it printed.
+    """
+    process = subprocess.Popen(
+        maze_run_command(*FAST_PPO, "algorithm.n_epochs=50", run_dir=run_dir),
+        cwd=run_dir.parent,
+        env=maze_run_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: queue.Queue[Optional[str]] = queue.Queue()
+
+    def read_lines() -> None:
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read_lines, daemon=True).start()
+    printed: list[str] = []
+    seen = 0
+    deadline = time.monotonic() + timeout
+    try:
+        while not (seen >= improvements and printed[-1].startswith(EPOCH_START)):
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"no {improvements} improvements within {timeout} s:\n" + "".join(printed[-40:]))
+            assert line is not None, "the run ended before it was killed:\n" + "".join(printed[-40:])
+            printed.append(line)
+            seen += BEST_MODEL_LINE in line
+        time.sleep(0.3)  # into the rollouts of the next epoch
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    return "".join(printed)
+
+
+@pytest.fixture(scope="module")
+def killed_run(tmp_path_factory: pytest.TempPathFactory) -> TrainingRun:
+    """A fast PPO run killed in the epoch after its second improvement (``result`` holds what it printed)."""
+    run_dir = tmp_path_factory.mktemp("killed") / "run"
+    printed = start_and_kill_mid_epoch(run_dir, improvements=2)
+    return TrainingRun(run_dir, subprocess.CompletedProcess([], -signal.SIGKILL, printed, ""))
+
+
+def test_killed_run_keeps_a_loadable_checkpoint(killed_run: TrainingRun) -> None:
+    run_dir = killed_run.run_dir
+    assert "Training stopped" not in killed_run.result.stdout
+    state_dict = load_state_dict_file(run_dir / "state_dict.pt")
+    assert state_dict and any(name.startswith("critic") for name in state_dict)
+    load_state_dict_file(run_dir / "optimizer.pt")
+    state = yaml.safe_load((run_dir / "training_state.yaml").read_text())
+    assert state["trainer"] == "PPO" and state["epochs"] >= 2
+    assert state["best_reward"] == pytest.approx(best_model_scores(killed_run.result.stdout)[-1])
+    assert not list(run_dir.glob("*.tmp*"))
+
+
+def test_restart_with_input_dir_continues_near_the_best_score(killed_run: TrainingRun, tmp_path: Path) -> None:
+    before = snapshot(killed_run.run_dir)
+    best = best_model_scores(killed_run.result.stdout)[-1]
+    run_dir = tmp_path / "resumed"
+
+    result = maze_run(*FAST_PPO, "algorithm.n_epochs=1", f"input_dir={killed_run.run_dir}", run_dir=run_dir)
+
+    assert_success(result)
+    assert f"Initialized the model from input_dir {killed_run.run_dir}" in result.stdout
+    assert f"Resumed the optimizer state from {killed_run.run_dir / 'optimizer.pt'}" in result.stdout
+    assert "Evaluating the model of input_dir before training" in result.stdout
+    first_eval = scalar_series(run_dir, EVAL_REWARD_MEAN)[0]
+    assert first_eval == pytest.approx(best, rel=0.1) and first_eval > 5 * RANDOM_CARTPOLE
+    assert result.stdout.count(EPOCH_START) == 1
+    assert snapshot(killed_run.run_dir) == before
+
+
+def test_a2c_warm_starts_from_a_ppo_run(killed_run: TrainingRun, tmp_path: Path) -> None:
+    """The PPO run's model (critic with its own network) initializes A2C with the same model config."""
+    before = snapshot(killed_run.run_dir)
+    run_dir = tmp_path / "a2c"
+    result = maze_run(
+        *cartpole("a2c"),
+        "runner=dev",
+        "model.model_builder.shared_embedding_keys=[]",
+        "algorithm.n_epochs=1",
+        "algorithm.epoch_length=2",
+        "algorithm.rollout_evaluator.n_episodes=4",
+        f"input_dir={killed_run.run_dir}",
+        *seeds(4),
+        run_dir=run_dir,
+    )
+
+    assert_success(result)
+    assert f"Initialized the model from input_dir {killed_run.run_dir}" in result.stdout
+    assert scalar_series(run_dir, EVAL_REWARD_MEAN)[0] >= 5 * RANDOM_CARTPOLE
+    assert (
+        load_state_dict_file(run_dir / "state_dict.pt").keys()
+        == load_state_dict_file(killed_run.run_dir / "state_dict.pt").keys()
+    )
+    assert snapshot(killed_run.run_dir) == before
