@@ -71,6 +71,6 @@ def _make(env_id: str, **make_kwargs: Any) -> gym.Env:
         return gym.make(env_id, **make_kwargs)
     except gym.error.Error as error:
         raise UnknownGymEnvError(
-            f"could not make the gymnasium env {env_id!r}: {error}. Check the id (e.g. 'CartPole-v1') and that the "
+            f"could not make the gymnasium env {env_id!r}: {str(error).rstrip('.')}. Check the id (e.g. 'CartPole-v1') and that the "
             "package providing it is installed"
         ) from error

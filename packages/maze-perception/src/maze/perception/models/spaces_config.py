@@ -234,7 +234,7 @@ class SpacesConfig:
                         raise ConfigurationError(
                             f"spaces mismatch in sub-step {step_key!r}, {kind} key {key!r}: the {this} has "
                             f"{mine.spaces.get(key)!r}, the {that} has {theirs.spaces.get(key)!r}. Load a "
-                            f"checkpoint trained on this env, or build the env with the {this}'s spaces"
+                            f"checkpoint trained on this env, or build the env with the spaces of the {this}"
                         )
                 if list(mine.spaces) != list(theirs.spaces):
                     raise ConfigurationError(

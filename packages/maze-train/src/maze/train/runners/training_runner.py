@@ -94,7 +94,7 @@ class TrainingRunner(Runner):
         if self.input_run is not None:
             stored = SpacesConfig.load(self.input_run.directory / SPACES_CONFIG_FILE)
             stored.check_compatible(
-                self.spaces_config, this=f"input_dir {str(self.input_run.directory)!r}", that="the configured env"
+                self.spaces_config, this=f"input_dir {str(self.input_run.directory)!r}", that="configured env"
             )
         self.graph_drawing = GraphDrawing(self.composer, self.run_dir)
         self._register_writers()
