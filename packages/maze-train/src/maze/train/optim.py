@@ -64,13 +64,14 @@ class Adam:
         torch._foreach_lerp_(exp_avg, grads, 1.0 - beta1)
         torch._foreach_mul_(exp_avg_sq, beta2)
         torch._foreach_addcmul_(exp_avg_sq, grads, grads, value=1.0 - beta2)
-        for index in active:
-            self.steps[index] += 1
-        for param, first, second, index in zip(params, exp_avg, exp_avg_sq, active, strict=True):
-            step = float(self.steps[index])
-            step_size = self.lr / (1.0 - beta1**step)
-            denominator = (second / (1.0 - beta2**step)).sqrt_().add_(self.eps)
-            param.addcdiv_(first, denominator, value=-step_size)
+        steps = [self.steps[index] for index in active]
+        torch._foreach_add_(steps, 1.0)
+        counts = [float(step) for step in steps]
+        step_sizes = [-self.lr / (1.0 - beta1**count) for count in counts]
+        denominators = torch._foreach_div(exp_avg_sq, [1.0 - beta2**count for count in counts])
+        torch._foreach_sqrt_(denominators)
+        torch._foreach_add_(denominators, self.eps)
+        torch._foreach_addcdiv_(params, exp_avg, denominators, step_sizes)
 
     def state_dict(self) -> dict[str, Any]:
         """The optimizer state: tensors only (``lr`` as a 0-d tensor)."""

@@ -89,6 +89,9 @@ class ActorCritic(ABC):
         self.optimizer = Adam(model.parameters(), lr=algorithm_config.lr)
         self._policy_parameters = model.policy.parameters()
         self._critic_parameters = model.critic.parameters()
+        self._shared_parameters = bool(
+            {id(p) for p in self._policy_parameters} & {id(p) for p in self._critic_parameters}
+        )
         self.events = TrainerEventLog(ActorCriticEvents)
         self._env_stats = LogStatsAggregator()
         self.epochs_done = 0
@@ -225,8 +228,13 @@ class ActorCritic(ABC):
                 parameter.grad = None
         policy_norm = _grad_norm(self._policy_parameters)
         critic_norm = _grad_norm(self._critic_parameters)
-        if self.config.max_grad_norm > 0:
-            _clip_gradients(self.optimizer.parameters, self.config.max_grad_norm)
+        if self._shared_parameters:
+            total_norm = _grad_norm(self.optimizer.parameters)
+        else:
+            total_norm = (policy_norm**2 + critic_norm**2) ** 0.5
+        if 0 < self.config.max_grad_norm < total_norm:
+            grads = [parameter.grad for parameter in self.optimizer.parameters if parameter.grad is not None]
+            torch._foreach_mul_(grads, self.config.max_grad_norm / (total_norm + 1e-6))
         self.optimizer.step()
         self.events.record(ActorCriticEvents.policy_grad_norm, value=policy_norm)
         self.events.record(ActorCriticEvents.critic_grad_norm, value=critic_norm)
@@ -266,12 +274,3 @@ def _grad_norm(parameters: list[torch.nn.Parameter]) -> float:
     if not grads:
         return 0.0
     return float(torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads))))
-
-
-@torch.no_grad()
-def _clip_gradients(parameters: list[torch.nn.Parameter], max_norm: float) -> None:
-    """Scales all gradients down so that their joint L2 norm is at most ``max_norm``."""
-    grads = [parameter.grad for parameter in parameters if parameter.grad is not None]
-    norm = _grad_norm(parameters)
-    if grads and norm > max_norm:
-        torch._foreach_mul_(grads, max_norm / (norm + 1e-6))
