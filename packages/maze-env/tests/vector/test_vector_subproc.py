@@ -172,7 +172,7 @@ def test_killed_worker_is_reported_quickly():
 def test_failures_while_building_the_envs():
     with pytest.raises(EnvWorkerError, match=r"env 1 .* died during init\(\) \(exit code 3\)"):
         SubprocVectorEnv([CARTPOLE, partial(os._exit, 3)], start_method="fork")
-    with pytest.raises(EnvWorkerError, match=r"(?s)during init\(\).*NoSuchEnv"):
+    with pytest.raises(ConfigurationError, match=r"(?s)during init\(\).*NoSuchEnv"):  # an unknown id keeps its kind
         SubprocVectorEnv([CARTPOLE, partial(GymMazeEnv, "NoSuchEnv-v0")], start_method="fork")
     with pytest.raises(ConfigurationError, match=r"(?s)env 1 of the SubprocVectorEnv raised during init\(\).*bad env"):
         SubprocVectorEnv([CARTPOLE, _raise_configuration_error], start_method="fork")
