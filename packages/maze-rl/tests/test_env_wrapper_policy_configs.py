@@ -26,6 +26,7 @@ ENVS = [
 WRAPPED_ENVS = {
     "no_wrappers": ("gym_env", None),
     "vector_obs": ("gym_env", None),
+    "vector_obs_rnn": ("gym_env", None),
     "tutorial_cutting_2d_basic": ("tutorial_cutting_2d_flat", 200),
     "tutorial_cutting_2d_events": ("tutorial_cutting_2d_events", 200),
     "tutorial_cutting_2d": ("tutorial_cutting_2d_struct_masked", 180),
@@ -88,7 +89,7 @@ def test_cutting_envs_have_the_documented_sizes() -> None:
 def test_every_wrappers_config_wraps_its_env_and_steps(wrappers: str) -> None:
     env_option, time_limit = WRAPPED_ENVS[wrappers]
     env = build_env([f"env={env_option}", f"wrappers={wrappers}"])
-    if wrappers == "vector_obs":
+    if wrappers.startswith("vector_obs"):
         obtain_normalization_statistics(env, n_samples=200, seed=1)
     steps, truncated, observations = run_episode(env, max_steps=2 * (time_limit or 50) + 10)
     if time_limit is not None:
