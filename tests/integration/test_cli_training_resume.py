@@ -94,13 +94,14 @@ def test_killed_run_keeps_a_loadable_checkpoint(killed_run: TrainingRun) -> None
     load_state_dict_file(run_dir / "optimizer.pt")
     state = yaml.safe_load((run_dir / "training_state.yaml").read_text())
     assert state["trainer"] == "PPO" and state["epochs"] >= 2
-    assert state["best_reward"] == pytest.approx(best_model_scores(killed_run.result.stdout)[-1])
+    # the saved best is at least the last announced one (output after it may be lost in the kill)
+    assert state["best_reward"] >= best_model_scores(killed_run.result.stdout)[-1]
     assert not list(run_dir.glob("*.tmp*"))
 
 
 def test_restart_with_input_dir_continues_near_the_best_score(killed_run: TrainingRun, tmp_path: Path) -> None:
     before = snapshot(killed_run.run_dir)
-    best = best_model_scores(killed_run.result.stdout)[-1]
+    best = yaml.safe_load((killed_run.run_dir / "training_state.yaml").read_text())["best_reward"]
     run_dir = tmp_path / "resumed"
 
     result = maze_run(*FAST_PPO, "algorithm.n_epochs=1", f"input_dir={killed_run.run_dir}", run_dir=run_dir)
@@ -116,13 +117,15 @@ def test_restart_with_input_dir_continues_near_the_best_score(killed_run: Traini
 
 
 def test_a2c_warm_starts_from_a_ppo_run(killed_run: TrainingRun, tmp_path: Path) -> None:
-    """The PPO run's model (critic with its own network) initializes A2C with the same model config."""
+    """The PPO run's model (cartpole_ppo_fast: 64 units, critic with its own network) initializes A2C with that model config."""
     before = snapshot(killed_run.run_dir)
     run_dir = tmp_path / "a2c"
     result = maze_run(
         *cartpole("a2c"),
         "runner=dev",
         "model.model_builder.shared_embedding_keys=[]",
+        "model.model_builder.modality_config.feature.block_params.hidden_units=[64]",
+        "model.model_builder.modality_config.hidden.block_params.hidden_units=[64]",
         "algorithm.n_epochs=1",
         "algorithm.epoch_length=2",
         "algorithm.rollout_evaluator.n_episodes=4",
