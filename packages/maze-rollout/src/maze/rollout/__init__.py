@@ -1,12 +1,52 @@
-"""Rollout runners (sequential, parallel), episode recording and trajectory datasets. Never imports torch.
+"""maze.rollout: rollout runners (sequential, parallel) with episode recording. Never imports torch.
 
-This package is still being built; see the root README for its status.
+Run an agent in an env for a number of episodes, print the ``rollout_stats`` table and
+record one trajectory file per episode and the episodes' event logs::
+
+    from maze.env import GymMazeEnv, RandomPolicy
+    from maze.rollout import ParallelRolloutRunner
+
+    runner = ParallelRolloutRunner(n_processes=2, n_episodes=20, max_episode_steps=0)
+    mean_return = runner.run_with(env={"_target_": "maze.env.GymMazeEnv", "env": "CartPole-v1"},
+                                  wrappers=None, agent={"_target_": "maze.env.RandomPolicy"})
+
+The names are imported on first use, so ``import maze.rollout`` stays cheap.
 """
 
+from __future__ import annotations
+
+from importlib import import_module
 from importlib.metadata import version as _version
+from typing import Any
 
 from maze.rollout.runner import Runner
 
 __version__ = _version("maze-rollout")
 
-__all__ = ["Runner", "__version__"]
+_LAZY_NAMES = {
+    "RolloutRunner": "maze.rollout.rollout_runner",
+    "SequentialRolloutRunner": "maze.rollout.sequential_rollout_runner",
+    "ParallelRolloutRunner": "maze.rollout.parallel_rollout_runner",
+    "RolloutWorkerError": "maze.rollout.parallel_rollout_runner",
+    "EpisodeStatsReport": "maze.rollout.parallel_rollout_worker",
+    "ExceptionReport": "maze.rollout.parallel_rollout_worker",
+    "RolloutJob": "maze.rollout.rollout_job",
+    "RolloutProgress": "maze.rollout.progress",
+    "OnlineRenderer": "maze.rollout.online_rendering",
+}
+
+__all__ = ["Runner", "__version__", *_LAZY_NAMES]
+
+
+def __getattr__(name: str) -> Any:
+    """Imports the public names of the submodules on first access."""
+    module = _LAZY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'maze.rollout' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,76 @@
+"""A quiet progress display for long rollouts: at most one line per tenth of the episodes."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+__all__ = ["RolloutProgress"]
+
+
+class RolloutProgress:
+    """Prints the progress of a rollout on stdout, one line per 10 % of the episodes.
+
+    Short rollouts stay silent: milestones reached within the first ``quiet_seconds``
+    are not printed. A line reads::
+
+        rollout: 40/100 episodes (40%), 61,204 steps/s, 2.9 episodes/s, ETA 0:00:21
+
+    Args:
+        n_episodes: Episodes of the whole rollout.
+        quiet_seconds: Milestones reached earlier than this after the start are not printed.
+        clock: Seconds since an arbitrary origin (for tests).
+        output: Receives each line (default: ``print``).
+    """
+
+    def __init__(
+        self,
+        n_episodes: int,
+        quiet_seconds: float = 2.0,
+        clock: Callable[[], float] = time.perf_counter,
+        output: Callable[[str], None] = print,
+    ) -> None:
+        self.n_episodes = n_episodes
+        self.quiet_seconds = quiet_seconds
+        self.clock = clock
+        self.output = output
+        self.start = clock()
+        self.episodes = 0
+        self.steps = 0
+        self._milestone = 0
+
+    def update(self, episodes: int, steps: int) -> None:
+        """Adds finished episodes and their steps; prints a line when a new tenth is reached.
+
+        Args:
+            episodes: Episodes finished since the last update.
+            steps: Env steps of those episodes.
+        """
+        self.episodes += episodes
+        self.steps += steps
+        milestone = self.episodes * 10 // self.n_episodes
+        if milestone <= self._milestone:
+            return
+        self._milestone = milestone
+        elapsed = self.clock() - self.start
+        if elapsed >= self.quiet_seconds and self.episodes < self.n_episodes:
+            eta = elapsed / self.episodes * (self.n_episodes - self.episodes)
+            self.output(
+                f"rollout: {self.episodes}/{self.n_episodes} episodes ({100 * self.episodes // self.n_episodes}%), "
+                f"{self.steps / elapsed:,.0f} steps/s, {self.episodes / elapsed:,.1f} episodes/s, "
+                f"ETA {_clock_time(eta)}"
+            )
+
+    def summary(self) -> str:
+        """One line on the whole rollout so far: episodes, steps, time and rates."""
+        elapsed = max(self.clock() - self.start, 1e-9)
+        return (
+            f"rollout: {self.episodes} episode{'' if self.episodes == 1 else 's'}, {self.steps:,} steps in {elapsed:.1f} s "
+            f"({self.steps / elapsed:,.0f} steps/s, {self.episodes / elapsed:,.1f} episodes/s)"
+        )
+
+
+def _clock_time(seconds: float) -> str:
+    """``h:mm:ss`` of a duration (rounded up to whole seconds)."""
+    total = int(-(-seconds // 1))
+    return f"{total // 3600}:{total // 60 % 60:02d}:{total % 60:02d}"

@@ -1,0 +1,201 @@
+"""RolloutJob: everything a process needs to build the env stack and the policy of a rollout.
+
+A job is built once in the main process and, for parallel rollouts, shipped to every
+worker with cloudpickle, so the env, wrappers and agent may be configs (``_target_``
+mappings), classes, factory functions or instances.
+
+The env stack a job builds, innermost first::
+
+    env (config or instance)
+    -> wrappers (the ``wrappers`` mapping, first key innermost)
+    -> TimeLimitWrapper (when max_episode_steps > 0)
+    -> TrajectoryRecordingWrapper (when record_trajectory)
+    -> LogStatsWrapper (logging prefix ``rollout_stats``)
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from maze.env.agent.policy import Policy
+from maze.env.core.structured_env import StructuredEnv
+from maze.env.errors import ConfigurationError
+from maze.env.log_events.episode_event_log import EpisodeEventLog
+from maze.env.log_events.log_events_writer import LogEventsWriter, LogEventsWriterTSV
+from maze.env.log_events.log_events_writer_registry import LogEventsWriterRegistry
+from maze.env.trajectory_recording.trajectory_files import TrajectoryWriterFile
+from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriterRegistry
+from maze.env.utils.factory import CollectionOfConfigType, ConfigType, Factory, resolve_target, to_plain_config
+from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
+from maze.env.wrappers.normalization.normalization_utils import find_normalization_wrapper
+from maze.env.wrappers.time_limit import TimeLimitWrapper
+from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
+from maze.env.wrappers.wrapper import Wrapper
+from maze.env.wrappers.wrapper_factory import WrapperFactory
+
+__all__ = ["ROLLOUT_STATS_PREFIX", "TRAJECTORY_DIR", "EVENT_LOG_DIR", "RolloutJob"]
+
+ROLLOUT_STATS_PREFIX = "rollout_stats"
+"""Logging prefix of the rollout statistics table."""
+
+TRAJECTORY_DIR = "trajectory_data"
+"""Directory (in the output directory) of the trajectory files, one ``<episode id>.pkl`` per episode."""
+
+EVENT_LOG_DIR = "event_logs"
+"""Directory (in the output directory) of the event logs, one ``.tsv`` file per event type."""
+
+_SPACES_ARGUMENTS = ("action_spaces_dict", "observation_spaces_dict")
+"""Policy constructor arguments the job fills in from the env when the config leaves them out."""
+
+
+@dataclass
+class RolloutJob:
+    """The env, wrappers, agent and recording settings of one rollout (picklable with cloudpickle).
+
+    Attributes:
+        env: Env config (``_target_`` mapping), class, factory function or instance.
+        wrappers: ``{wrapper class or its dotted path / short name: keyword arguments}``; None: none.
+        agent: Policy config, class, factory function or instance.
+        max_episode_steps: Env steps after which an episode is truncated; 0: no limit.
+        deterministic: Passed to ``compute_action``.
+        record_trajectory: Write one trajectory file per episode to ``<output_dir>/trajectory_data/``.
+        record_event_logs: Write the events of every episode to ``<output_dir>/event_logs/``.
+        output_dir: Absolute directory of the outputs (the run directory).
+        input_dir: Training run to load observation normalization statistics from; None: none.
+    """
+
+    env: ConfigType
+    wrappers: Optional[CollectionOfConfigType]
+    agent: ConfigType
+    max_episode_steps: int
+    deterministic: bool
+    record_trajectory: bool
+    record_event_logs: bool
+    output_dir: Path
+    input_dir: Optional[Path] = None
+
+    def build_env(self) -> Any:
+        """Builds the env stack of the module docs, with normalization statistics from ``input_dir``.
+
+        Raises:
+            ConfigurationError: For bad env or wrapper configs, a normalization wrapper
+                without statistics, or statistics missing in ``input_dir``.
+        """
+        env = Factory(StructuredEnv).instantiate(self.env)
+        env = _apply_wrappers(env, self.wrappers)
+        self._set_normalization_statistics(env)
+        if self.max_episode_steps > 0:
+            env = TimeLimitWrapper.wrap(env, max_episode_steps=self.max_episode_steps)
+        if self.record_trajectory:
+            env = TrajectoryRecordingWrapper.wrap(env)
+        return LogStatsWrapper.wrap(env, logging_prefix=ROLLOUT_STATS_PREFIX)
+
+    def build_policy(self, env: Any) -> Policy:
+        """Builds the agent for ``env``.
+
+        Configs (and classes, factories) whose target takes ``action_spaces_dict`` or
+        ``observation_spaces_dict`` and that leave them out receive the env's.
+
+        Raises:
+            ConfigurationError: For a bad agent config or a result that is no Policy.
+        """
+        config = to_plain_config(self.agent)
+        target = config.get("_target_") if isinstance(config, Mapping) else config
+        if isinstance(target, str):
+            target = resolve_target(target)
+        extra: dict[str, Any] = {}
+        if callable(target) and not isinstance(target, Policy):
+            accepted = _parameter_names(target)
+            given = config if isinstance(config, Mapping) else {}
+            extra = {name: getattr(env, name) for name in _SPACES_ARGUMENTS if name in accepted and name not in given}
+        return Factory(Policy).instantiate(config, **extra)
+
+    @contextmanager
+    def recording(self, lock: Optional[Any] = None) -> Iterator[None]:
+        """Registers the trajectory and event log writers of this job for a ``with`` block.
+
+        Args:
+            lock: A (multiprocessing) lock held while an episode's event log is written, so
+                that processes sharing the event log files never write at the same time.
+        """
+        with ExitStack() as stack:
+            if self.record_trajectory:
+                trajectory_writer = TrajectoryWriterFile(self.output_dir / TRAJECTORY_DIR)
+                TrajectoryWriterRegistry.register_writer(trajectory_writer)
+                stack.callback(TrajectoryWriterRegistry.unregister_writer, trajectory_writer)
+            if self.record_event_logs:
+                event_writer: LogEventsWriter = LogEventsWriterTSV(self.output_dir / EVENT_LOG_DIR)
+                if lock is not None:
+                    event_writer = _LockedEventsWriter(event_writer, lock)
+                LogEventsWriterRegistry.register_writer(event_writer)
+                stack.callback(LogEventsWriterRegistry.unregister_writer, event_writer)
+            yield
+
+    def _set_normalization_statistics(self, env: Any) -> None:
+        """Loads ``<input_dir>/<statistics file>`` into the stack's normalization wrapper (if any)."""
+        try:
+            wrapper = find_normalization_wrapper(env)
+        except ConfigurationError:
+            return
+        if self.input_dir is not None:
+            path = self.input_dir / wrapper.statistics_dump
+            if not path.is_file():
+                raise ConfigurationError(
+                    f"the wrappers contain an ObservationNormalizationWrapper, but input_dir {str(self.input_dir)!r} "
+                    f"has no {wrapper.statistics_dump}; pass the run directory of a training run with the same "
+                    "wrappers, or roll out without the normalization wrapper"
+                )
+            wrapper.set_normalization_statistics(wrapper.load_statistics(path))
+        elif wrapper.missing_statistics_keys():
+            raise ConfigurationError(
+                f"the wrappers contain an ObservationNormalizationWrapper without statistics for "
+                f"{wrapper.missing_statistics_keys()}; pass input_dir=<training run directory> to load them from "
+                "its statistics file, or give the wrapper default_statistics"
+            )
+
+
+class _LockedEventsWriter(LogEventsWriter):
+    """Writes through another event log writer while holding a lock shared by several processes."""
+
+    def __init__(self, writer: LogEventsWriter, lock: Any) -> None:
+        self.writer = writer
+        self.lock = lock
+
+    def write(self, episode_event_log: EpisodeEventLog) -> None:
+        """Writes the episode's events with the lock held."""
+        with self.lock:
+            self.writer.write(episode_event_log)
+
+
+def _apply_wrappers(env: Any, wrappers: Optional[CollectionOfConfigType]) -> Any:
+    """Wraps ``env`` with each entry of the wrappers mapping, in order; keys may be classes or paths."""
+    config = to_plain_config(wrappers)
+    if not config:
+        return env
+    if not isinstance(config, Mapping):
+        return WrapperFactory.wrap_from_config(env, config)  # raises its clear error for non-mappings
+    for key, arguments in config.items():
+        if not isinstance(key, type):
+            env = WrapperFactory.wrap_from_config(env, {key: arguments})
+        elif issubclass(key, Wrapper):
+            env = key.wrap(env, **dict(arguments or {}))
+        else:
+            raise ConfigurationError(
+                f"wrappers key {key.__qualname__} is not a subclass of maze.env.wrappers.wrapper.Wrapper; list only "
+                "wrapper classes under wrappers"
+            )
+    return env
+
+
+def _parameter_names(target: Any) -> set[str]:
+    """Keyword parameter names of a class or function (empty when it has no inspectable signature)."""
+    try:
+        parameters = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    return {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}

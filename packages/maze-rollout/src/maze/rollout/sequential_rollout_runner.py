@@ -1,0 +1,93 @@
+"""SequentialRolloutRunner: rollouts in the main process, optionally rendered step by step."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from maze.env.core.structured_env import StructuredEnv
+from maze.env.log_stats.aggregator import EpisodeStatsBatch
+from maze.env.utils.factory import ConfigType, to_plain_config
+from maze.rollout._validation import checked_bool
+from maze.rollout.episode_loop import run_episode
+from maze.rollout.online_rendering import OnlineRenderer
+from maze.rollout.progress import RolloutProgress
+from maze.rollout.rollout_job import RolloutJob
+from maze.rollout.rollout_runner import RolloutRunner
+
+__all__ = ["SequentialRolloutRunner"]
+
+
+class SequentialRolloutRunner(RolloutRunner):
+    """Runs the episodes one after the other in this process (easy to debug; can render).
+
+    Example::
+
+        runner = SequentialRolloutRunner(n_episodes=10, max_episode_steps=100, record_trajectory=False,
+                                         record_event_logs=False, render=False)
+        mean_return = runner.run_with(env=GymMazeEnv("CartPole-v1"),
+                                      wrappers={RewardScalingWrapper: {"scale": 0.1}},
+                                      agent=DummyCartPolePolicy())
+
+    With ``render=True`` every step is drawn with the env's renderer (see
+    :class:`~maze.rollout.online_rendering.OnlineRenderer`). An env config with
+    ``render_mode: null`` (``env=gym_env``) is then made with ``render_mode="rgb_array"``,
+    and the frames are shown with matplotlib.
+
+    An env given as an instance is used as it is and left open; envs built from configs
+    are closed at the end of each call. Exceptions of the env or the policy propagate
+    unchanged; the episodes finished before keep their trajectory files and event logs.
+
+    Args:
+        n_episodes: Episodes per call.
+        max_episode_steps: Env steps after which an episode is truncated; 0: no limit of the runner.
+        record_trajectory: Write one trajectory file per episode to ``trajectory_data/``.
+        record_event_logs: Write the events of every episode to ``event_logs/``.
+        deterministic: Act with the policy's most likely actions.
+        render: Draw every step.
+    """
+
+    def __init__(
+        self,
+        n_episodes: int = 50,
+        max_episode_steps: int = 200,
+        record_trajectory: bool = True,
+        record_event_logs: bool = True,
+        deterministic: bool = True,
+        render: bool = False,
+    ) -> None:
+        super().__init__(n_episodes, max_episode_steps, record_trajectory, record_event_logs, deterministic)
+        self.render = checked_bool("render", render)
+
+    def prepare_env_config(self, env: ConfigType) -> ConfigType:
+        """With ``render``, an env config whose ``render_mode`` is null gets ``render_mode="rgb_array"``."""
+        config = to_plain_config(env)
+        if self.render and isinstance(config, Mapping) and "render_mode" in config and config["render_mode"] is None:
+            return {**config, "render_mode": "rgb_array"}
+        return env
+
+    def run_episodes(
+        self, job: RolloutJob, env_seeds: Sequence[int], agent_seeds: Sequence[int], progress: RolloutProgress
+    ) -> EpisodeStatsBatch:
+        """Builds the env stack and the policy, then runs the episodes in order (see the base class)."""
+        env = job.build_env()
+        try:
+            policy = job.build_policy(env)
+            step = OnlineRenderer(env).step_function() if self.render else None
+            collected = EpisodeStatsBatch()
+            with job.recording():
+                for env_seed, agent_seed in zip(env_seeds, agent_seeds, strict=True):
+                    steps = run_episode(env, policy, env_seed, agent_seed, self.deterministic, step)
+                    _move_stats(env, collected)
+                    progress.update(1, steps)
+            return collected
+        finally:
+            if not isinstance(job.env, StructuredEnv):  # built here from a config: close it
+                env.close()
+
+
+def _move_stats(env: Any, collected: EpisodeStatsBatch) -> None:
+    """Moves the finished episodes' statistics out of the env's statistics wrapper into ``collected``."""
+    batch = env.take_episode_stats()
+    collected.events.update(batch.events)
+    collected.episodes.extend(batch.episodes)
