@@ -6,10 +6,15 @@ optionally, ``model_config.yaml`` (the composer config), all written atomically.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional, Union
 
 import torch
+import yaml
+from gymnasium import spaces
+from maze.env.core.actor import StepKeyType
+from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType
 from maze.perception.agent.torch_model import TorchModel
 from maze.perception.agent.torch_policy import TorchPolicy
@@ -70,33 +75,62 @@ def load_checkpoint(
 
 
 class SerializedTorchPolicy(TorchPolicy):
-    """A policy for rollouts of a trained model.
+    """A policy for rollouts of a trained model (``policy=torch_policy input_dir=<training run>``).
 
-    Builds the model composer from ``model`` and the stored spaces (not from an env), takes
-    its policy networks and distribution mapper, loads the policy part of the state dict
-    (``torch.load(weights_only=True)``) and switches to evaluation mode.
+    Builds the model composer from the model config and the stored spaces (not from an
+    env), takes its policy networks and distribution mapper, loads the policy part of the
+    state dict (``torch.load(weights_only=True)``) and switches to evaluation mode.
+
+    The model config is the one the run was trained with: ``model_config_file`` (the
+    ``model_config.yaml`` every training run writes) when that file exists, else ``model``.
+    So experiments that changed the model (e.g. layer sizes) roll out correctly whatever
+    ``model=`` says.
 
     Args:
-        model: The model composer config used in training (``_target_`` + its arguments).
+        model: The model composer config used in training (``_target_`` + its arguments);
+            used when ``model_config_file`` is not given or does not exist.
         state_dict_file: Path of ``state_dict.pt``.
         spaces_dict_file: Path of the spaces config (``spaces_config.yaml``).
         device: Where the policy runs.
         env_spaces: Optional spaces of the env it will act in; a mismatch raises a
             ConfigurationError naming the first mismatching key.
+        model_config_file: Path of the run's ``model_config.yaml``; preferred over ``model``.
+        observation_spaces_dict: Optional observation spaces of the env (rollout runners
+            pass them); checked against the stored spaces like ``env_spaces``.
+        action_spaces_dict: Optional action spaces of the env, checked as well.
+
+    Raises:
+        ConfigurationError: For missing checkpoint files, no usable model config, or spaces
+            that differ from the env's.
     """
 
     def __init__(
         self,
-        model: ConfigType,
+        model: Optional[ConfigType],
         state_dict_file: Union[str, Path],
         spaces_dict_file: Union[str, Path],
         device: Union[str, torch.device] = "cpu",
         env_spaces: Optional[SpacesConfig] = None,
+        model_config_file: Optional[Union[str, Path]] = None,
+        observation_spaces_dict: Optional[Mapping[StepKeyType, spaces.Dict]] = None,
+        action_spaces_dict: Optional[Mapping[StepKeyType, spaces.Dict]] = None,
     ) -> None:
+        for name, path in (("state_dict_file", state_dict_file), ("spaces_dict_file", spaces_dict_file)):
+            if not Path(path).is_file():
+                raise ConfigurationError(
+                    f"SerializedTorchPolicy: {name} {str(path)!r} does not exist. policy=torch_policy loads a training "
+                    "run: pass input_dir=<run directory of maze-run -cn conf_train> (it holds state_dict.pt and "
+                    "spaces_config.yaml)"
+                )
         spaces_config = SpacesConfig.load(spaces_dict_file)
         if env_spaces is not None:
             spaces_config.check_compatible(env_spaces)
-        composer = build_model_composer(model, spaces_config, with_critic=False)
+        if observation_spaces_dict is not None and action_spaces_dict is not None:
+            env_config = SpacesConfig(
+                dict(action_spaces_dict), dict(observation_spaces_dict), spaces_config.agent_counts_dict
+            )
+            spaces_config.check_compatible(env_config, this="trained policy", that="env of the rollout")
+        composer = build_model_composer(_model_config(model, model_config_file), spaces_config, with_critic=False)
         super().__init__(
             networks=composer.policy.networks,
             distribution_mapper=composer.distribution_mapper,
@@ -107,3 +141,26 @@ class SerializedTorchPolicy(TorchPolicy):
         self.spaces_config = spaces_config
         self.load_state_dict(load_state_dict_file(state_dict_file, map_location=self.device))
         self.eval()
+
+
+def _model_config(model: Optional[ConfigType], model_config_file: Optional[Union[str, Path]]) -> ConfigType:
+    """The stored model config when ``model_config_file`` exists, else ``model``."""
+    if model_config_file is not None and Path(model_config_file).is_file():
+        try:
+            stored = yaml.safe_load(Path(model_config_file).read_text(encoding="utf-8"))
+        except (yaml.YAMLError, UnicodeDecodeError) as error:
+            raise ConfigurationError(
+                f"model_config_file {str(model_config_file)!r} is not valid YAML ({type(error).__name__}); restore "
+                "the file of the training run, or remove it to use the model config given with model="
+            ) from None
+        if not isinstance(stored, Mapping) or "_target_" not in stored:
+            raise ConfigurationError(
+                f"model_config_file {str(model_config_file)!r} holds no model config (a mapping with _target_)"
+            )
+        return stored
+    if not model:
+        raise ConfigurationError(
+            f"SerializedTorchPolicy needs the model config of the training run: model_config_file "
+            f"{str(model_config_file)!r} does not exist and no model was given; pass model=<the model trained>"
+        )
+    return model
