@@ -1,10 +1,41 @@
-"""AgentDeployment, ExternalCoreEnv and PolicyExecutor: run a trained agent inside a production loop.
+"""maze.deploy: embed a trained agent and its wrapper stack in a production loop.
 
-This package is still being built; see the root README for its status.
+A service that owns the real environment asks :class:`AgentDeployment` for an action
+whenever it is ready (``act(maze_state, reward, done, info)``); the deployment runs the
+full wrapper stack (normalization, frame stacking, statistics) around an
+:class:`ExternalCoreEnv` that takes the service's MazeStates, in the calling thread.
+Torch policies of training runs need the ``torch`` extra (maze-perception); importing
+this package never imports torch.
 """
 
 from importlib.metadata import version as _version
 
+from maze.deploy.action_candidates import ActionCandidates, MazeActionCandidates
+from maze.deploy.agent_deployment import AgentDeployment
+from maze.deploy.errors import (
+    ConcurrentUseError,
+    DeploymentError,
+    DeploymentOrderError,
+    ObservationOutsideSpaceError,
+    PolicyExecutionError,
+    WrapperStackError,
+)
+from maze.deploy.external_core_env import ExternalCoreEnv
+from maze.deploy.policy_executor import PolicyExecutor
+
 __version__ = _version("maze-deploy")
 
-__all__ = ["__version__"]
+__all__ = [
+    "__version__",
+    "AgentDeployment",
+    "ExternalCoreEnv",
+    "PolicyExecutor",
+    "ActionCandidates",
+    "MazeActionCandidates",
+    "DeploymentError",
+    "DeploymentOrderError",
+    "ConcurrentUseError",
+    "ObservationOutsideSpaceError",
+    "PolicyExecutionError",
+    "WrapperStackError",
+]
