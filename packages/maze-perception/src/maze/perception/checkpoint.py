@@ -129,7 +129,12 @@ class SerializedTorchPolicy(TorchPolicy):
             env_config = SpacesConfig(
                 dict(action_spaces_dict), dict(observation_spaces_dict), spaces_config.agent_counts_dict
             )
-            spaces_config.check_compatible(env_config, this="trained policy", that="env of the rollout")
+            try:
+                spaces_config.check_compatible(env_config, this="trained policy", that="env of the rollout")
+            except ConfigurationError as error:
+                raise ConfigurationError(
+                    f"{error}. Roll out with the env and wrappers of the training run (see its .hydra/config.yaml)"
+                ) from None
         composer = build_model_composer(_model_config(model, model_config_file), spaces_config, with_critic=False)
         super().__init__(
             networks=composer.policy.networks,
