@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import env_layer, log_stats_bench, policy_bench, train_bench
+from . import deploy_bench, env_layer, log_stats_bench, policy_bench, train_bench
 from .harness import Row, markdown_table, write_results
 
 NOTES = (
@@ -30,12 +30,13 @@ SUITES = (
     Suite("policy", "Policy inference (vector_obs CartPole policy vs bare nn.Sequential)", policy_bench.run),
 )
 TRAIN = "train"  # time-to-solve against SB3: subprocess runs with their own tables (see train_bench)
+DEPLOY = "deploy"  # act latency against the bare policy: its own table (see deploy_bench)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few steps and rounds; a smoke run that writes no results")
-    parser.add_argument("--only", choices=[*(suite.name for suite in SUITES), TRAIN], help="run a single suite")
+    parser.add_argument("--only", choices=[*(suite.name for suite in SUITES), DEPLOY, TRAIN], help="run a single suite")
     parser.add_argument(
         "--maze-override",
         action="append",
@@ -55,6 +56,8 @@ def main() -> None:
         if not args.quick:
             path = write_results(suite.name, suite.title, rows, NOTES)
             print(f"written: {path} and {path.with_suffix('.json')}")
+    if args.only in (None, DEPLOY):
+        deploy_bench.main(args.quick)
     if args.only in (None, TRAIN):
         train_bench.main(args.quick, tuple(args.maze_override))
     if args.quick:
