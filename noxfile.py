@@ -57,7 +57,7 @@ def integration(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def examples(session: nox.Session) -> None:
     """Execute every runnable example (each example folder carries the test that runs it)."""
-    install_packages(session, "maze-env", extra=("pytest", "matplotlib"))
+    install_packages(session, "maze-env", "maze-deploy", extra=("pytest", "matplotlib"))
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "examples", *session.posargs, env={"MPLBACKEND": "Agg"})
 
