@@ -103,7 +103,7 @@ class ParallelRolloutRunner(RolloutRunner):
         next_episode = context.Value("q", 0)
         events_lock = context.Lock()
         processes: list[Any] = []
-        connections: dict[Connection, int] = {}
+        connections: list[Connection] = []
         finished_normally = False
         try:
             for index in range(min(self.n_processes, n_episodes)):
@@ -117,7 +117,7 @@ class ParallelRolloutRunner(RolloutRunner):
                 process.start()
                 sender.close()
                 processes.append(process)
-                connections[receiver] = index
+                connections.append(receiver)
             stats, failure = _collect(connections, next_episode, n_episodes, progress)
             finished_normally = True
         finally:
@@ -136,7 +136,7 @@ class ParallelRolloutRunner(RolloutRunner):
 
 
 def _collect(
-    connections: dict[Connection, int], next_episode: Any, n_episodes: int, progress: RolloutProgress
+    connections: list[Connection], next_episode: Any, n_episodes: int, progress: RolloutProgress
 ) -> tuple[dict[int, tuple[dict, LogStats]], Optional[ExceptionReport]]:
     """Receives reports until every worker has closed its connection.
 
@@ -145,18 +145,18 @@ def _collect(
     """
     stats: dict[int, tuple[dict, LogStats]] = {}
     failure: Optional[ExceptionReport] = None
-    open_connections = dict(connections)
+    open_connections = list(connections)
     deadline: Optional[float] = None
     while open_connections:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        ready = wait(list(open_connections), timeout)
+        ready = wait(open_connections, timeout)
         if not ready:
             break  # the grace period after a failure is over: the remaining workers get stopped
         for connection in ready:
             try:
                 report = connection.recv()
             except EOFError:
-                del open_connections[connection]
+                open_connections.remove(connection)
                 continue
             if isinstance(report, EpisodeStatsReport):
                 for episode, episode_stats in zip(report.episode_indices, report.stats.episodes, strict=True):
