@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import deploy_bench, env_layer, log_stats_bench, policy_bench, train_bench
+from . import deploy_bench, env_layer, log_stats_bench, policy_bench, rollout_bench, train_bench
 from .harness import Row, markdown_table, write_results
 
 NOTES = (
@@ -22,12 +22,14 @@ class Suite:
     name: str
     title: str
     run: Callable[[int, int], list[Row]]
+    notes: Callable[[list[Row]], str] = lambda rows: NOTES
 
 
 SUITES = (
     Suite("env_layer", "Env-layer overhead (CartPole-v1, random actions)", env_layer.run),
     Suite("log_stats", "Statistics overhead (random actions)", log_stats_bench.run),
     Suite("policy", "Policy inference (vector_obs CartPole policy vs bare nn.Sequential)", policy_bench.run),
+    Suite("rollout", "Rollout throughput (CartPole-v1, random policy)", rollout_bench.run, rollout_bench.notes),
 )
 TRAIN = "train"  # time-to-solve against SB3: subprocess runs with their own tables (see train_bench)
 DEPLOY = "deploy"  # act latency against the bare policy: its own table (see deploy_bench)
@@ -54,7 +56,7 @@ def main() -> None:
         rows = suite.run(n_steps, rounds)
         print(markdown_table(rows))
         if not args.quick:
-            path = write_results(suite.name, suite.title, rows, NOTES)
+            path = write_results(suite.name, suite.title, rows, suite.notes(rows))
             print(f"written: {path} and {path.with_suffix('.json')}")
     if args.only in (None, DEPLOY):
         deploy_bench.main(args.quick)
