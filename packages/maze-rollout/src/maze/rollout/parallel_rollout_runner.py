@@ -52,7 +52,9 @@ class ParallelRolloutRunner(RolloutRunner):
 
     The job (env, wrappers, agent; configs or instances) goes to the workers with
     cloudpickle; the modules they name must be importable there (the main process's
-    ``sys.path`` is passed on).
+    ``sys.path`` is passed on). With ``forkserver``, the first call of a process starts the
+    fork server with maze.env preloaded, so workers start in milliseconds (when something
+    else started it before, each worker imports maze.env itself).
 
     Args:
         n_processes: Worker processes (at most one per episode is started).
