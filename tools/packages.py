@@ -58,11 +58,17 @@ PACKAGES: tuple[Package, ...] = (
         third_party=("numpy", "gymnasium", "cloudpickle", "omegaconf", "yaml"),
         torch_free=True,
         optional_third_party=("matplotlib",),  # extra "render": renderers import it lazily
-        test_requires=("matplotlib",),
+        test_requires=("matplotlib", "gymnasium[box2d]"),  # box2d: the LunarLander heuristic's tests
     ),
     Package("maze-distributions", leaves=("distributions",), internal_deps=("maze-env",), third_party=("torch",)),
     Package("maze-perception", leaves=("perception",), internal_deps=("maze-distributions",)),
-    Package("maze-rollout", leaves=("rollout",), internal_deps=("maze-env",), torch_free=True),
+    Package(
+        "maze-rollout",
+        leaves=("rollout",),
+        internal_deps=("maze-env",),
+        torch_free=True,
+        test_requires=("gymnasium[box2d]",),  # datasets are tested on recorded LunarLander episodes
+    ),
     Package("maze-deploy", leaves=("deploy",), internal_deps=("maze-rollout",)),
     Package(
         "maze-viz",
