@@ -38,7 +38,8 @@ def install_packages(session: nox.Session, *names: str, extra: tuple[str, ...] =
 @nox.parametrize("package", PACKAGE_NAMES, ids=PACKAGE_NAMES)
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's tests against a fresh non-editable install of it and its in-repo deps."""
-    install_packages(session, package, extra=("pytest", *by_name(package).test_requires))
+    spec = by_name(package)
+    install_packages(session, package, *spec.test_internal_deps, extra=("pytest", *spec.test_requires))
     package_dir = ROOT / "packages" / package
     session.chdir(package_dir)
     session.run(

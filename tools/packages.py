@@ -30,6 +30,8 @@ class Package:
         optional_third_party: Modules of optional extras; the source may import them only
             inside functions (lazily), so the package works without them.
         test_requires: Extra distributions its tests need (never runtime dependencies).
+        test_internal_deps: In-repo distributions its tests need on top of its dependencies
+            (e.g. an optional extra's package).
     """
 
     name: str
@@ -39,6 +41,7 @@ class Package:
     torch_free: bool = False
     optional_third_party: tuple[str, ...] = ()
     test_requires: tuple[str, ...] = ()
+    test_internal_deps: tuple[str, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -69,7 +72,12 @@ PACKAGES: tuple[Package, ...] = (
         torch_free=True,
         test_requires=("gymnasium[box2d]",),  # datasets are tested on recorded LunarLander episodes
     ),
-    Package("maze-deploy", leaves=("deploy",), internal_deps=("maze-rollout",)),
+    Package(
+        "maze-deploy",
+        leaves=("deploy",),
+        internal_deps=("maze-rollout",),
+        test_internal_deps=("maze-perception",),  # extra "torch": deploying torch policies
+    ),
     Package(
         "maze-viz",
         leaves=("viz",),

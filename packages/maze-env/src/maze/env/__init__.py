@@ -10,6 +10,7 @@ from importlib.metadata import version as _version
 
 from maze.env.agent.default_policy import DefaultPolicy
 from maze.env.agent.dummy_cartpole_policy import DummyCartPolePolicy
+from maze.env.agent.lunar_lander_heuristic import LunarLanderHeuristicPolicy
 from maze.env.agent.policy import FlatPolicy, Policy
 from maze.env.agent.random_policy import RandomPolicy
 from maze.env.core.actor import ActorID, StepKeyType
@@ -283,6 +284,7 @@ __all__ = [
     "DefaultPolicy",
     "RandomPolicy",
     "DummyCartPolePolicy",
+    "LunarLanderHeuristicPolicy",
     # errors
     "MazeError",
     "ConfigurationError",

@@ -33,6 +33,14 @@ _LAZY_NAMES = {
     "RolloutJob": "maze.rollout.rollout_job",
     "RolloutProgress": "maze.rollout.progress",
     "OnlineRenderer": "maze.rollout.online_rendering",
+    "InMemoryDataset": "maze.rollout.datasets",
+    "DatasetSubset": "maze.rollout.datasets",
+    "random_split": "maze.rollout.datasets",
+    "TrajectoryProcessor": "maze.rollout.datasets",
+    "IdentityTrajectoryProcessor": "maze.rollout.datasets",
+    "IdentityWithNextObservationTrajectoryProcessor": "maze.rollout.datasets",
+    "DeadEndClippingTrajectoryProcessor": "maze.rollout.datasets",
+    "TrajectoryConversionError": "maze.rollout.datasets",
 }
 
 __all__ = ["Runner", "__version__", *_LAZY_NAMES]

@@ -69,6 +69,11 @@ class UnknownGymEnvError(ConfigurationError, gym.error.Error):
 def _make(env_id: str, **make_kwargs: Any) -> gym.Env:
     try:
         return gym.make(env_id, **make_kwargs)
+    except gym.error.DependencyNotInstalled as error:
+        raise UnknownGymEnvError(
+            f"could not make the gymnasium env {env_id!r}: {str(error).rstrip('.')}. Box2D envs such as "
+            "LunarLander-v3 need the extra: pip install 'maze-env[box2d]'"
+        ) from error
     except gym.error.Error as error:
         raise UnknownGymEnvError(
             f"could not make the gymnasium env {env_id!r}: {str(error).rstrip('.')}. Check the id (e.g. 'CartPole-v1') and that the "
