@@ -177,3 +177,22 @@ def test_graph_structure_lists_blocks_tensors_edges_and_parameter_shares() -> No
     data = json.loads(json.dumps(structure.to_dict()))
     assert data["total_params"] == structure.total_params
     assert {"id", "kind", "name", "label", "shape", "role", "num_params", "param_share"} <= set(data["nodes"][0])
+
+
+def test_repeated_batched_calls_take_the_fast_path_with_the_same_results_and_hooks() -> None:
+    torch.manual_seed(0)
+    net = _two_modality_policy()
+    batch = {"observation_inventory": torch.randn(5, 16), "observation_screen": torch.randn(5, 3, 8, 8)}
+    first = net(batch)  # validates the output ranks on the regular path
+    assert net._fast_path_ready
+    second = net(batch)  # plain blocks run normalized_forward directly
+    for key in first:
+        torch.testing.assert_close(second[key], first[key])
+    unbatched = net({key: value[0] for key, value in batch.items()})  # other ranks keep the regular path
+    torch.testing.assert_close(unbatched["action_move"], first["action_move"][0])
+    seen: list[tuple[int, ...]] = []
+    net.perception_blocks["latent"].register_forward_hook(
+        lambda module, inputs, output: seen.append(output["latent"].shape)
+    )
+    net(batch)
+    assert seen == [(5, 12)]  # a block with a hook goes through nn.Module.__call__

@@ -7,7 +7,16 @@ from typing import Any
 
 import torch
 from maze.env.errors import ConfigurationError
-from maze.perception.blocks.base import KeysType, PerceptionBlock, ShapesType, ShapeType, call_module, fetch_tensor
+from maze.perception.blocks.base import (
+    KeysType,
+    PerceptionBlock,
+    ShapesType,
+    ShapeType,
+    call_module,
+    fetch_tensor,
+    runs_forward_directly,
+)
+from maze.perception.blocks.shape_normalization import ShapeNormalizationBlock
 from torch import nn
 
 __all__ = ["InferenceBlock"]
@@ -57,6 +66,15 @@ class InferenceBlock(PerceptionBlock):
                 f"InferenceBlock: out_keys {missing} name no tensor of the graph; known tensors: "
                 f"{sorted(self._tensor_shapes)}"
             )
+        # Fast path (see forward): the input ranks with one batch dim, and the blocks whose
+        # normalized_forward may be called directly for such inputs (plain ShapeNormalizationBlocks).
+        self._batch_ranks = tuple(len(shape) + 1 for shape in self.in_shapes)
+        self._plain_blocks = {
+            name
+            for name, block in self.perception_blocks.items()
+            if isinstance(block, ShapeNormalizationBlock) and type(block).forward is ShapeNormalizationBlock.forward
+        }
+        self._fast_path_ready = False
 
     def _find_producers(self) -> dict[str, str]:
         """Maps every block output tensor to the block that writes it."""
@@ -131,8 +149,21 @@ class InferenceBlock(PerceptionBlock):
         """
         tensors = {key: fetch_tensor(block_input, key, "InferenceBlock") for key in self.in_keys}
         blocks = self.perception_blocks._modules  # skips nn.Module.__getattr__/ModuleDict lookups per block
-        for name in self.execution_order:
-            tensors.update(call_module(blocks[name], tensors))
+        batched = all(tensors[key].dim() == rank for key, rank in zip(self.in_keys, self._batch_ranks, strict=True))
+        if batched and self._fast_path_ready:
+            # Inputs [B, *shape] stay [B, *shape] through every block: plain ShapeNormalizationBlocks
+            # need no reshaping, so their normalized_forward runs directly (output ranks were
+            # checked by the first batched call).
+            for name in self.execution_order:
+                block = blocks[name]
+                if name in self._plain_blocks and runs_forward_directly(block):
+                    tensors.update(block.normalized_forward({key: tensors[key] for key in block.in_keys}))
+                else:
+                    tensors.update(call_module(block, tensors))
+        else:
+            for name in self.execution_order:
+                tensors.update(call_module(blocks[name], tensors))
+            self._fast_path_ready = self._fast_path_ready or batched
         return {key: tensors[key] for key in self.out_keys}
 
     def out_shapes(self) -> list[ShapeType]:
