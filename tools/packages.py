@@ -70,7 +70,7 @@ PACKAGES: tuple[Package, ...] = (
         leaves=("rollout",),
         internal_deps=("maze-env",),
         torch_free=True,
-        test_requires=("gymnasium[box2d]",),  # datasets are tested on recorded LunarLander episodes
+        test_requires=("gymnasium[box2d]", "matplotlib"),  # recorded LunarLander episodes; online rendering
     ),
     Package(
         "maze-deploy",
