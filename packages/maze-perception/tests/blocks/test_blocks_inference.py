@@ -179,7 +179,7 @@ def test_graph_structure_lists_blocks_tensors_edges_and_parameter_shares() -> No
     assert {"id", "kind", "name", "label", "shape", "role", "num_params", "param_share"} <= set(data["nodes"][0])
 
 
-def test_repeated_batched_calls_take_the_fast_path_with_the_same_results_and_hooks() -> None:
+def test_repeated_calls_take_the_fast_path_with_the_same_results_and_hooks() -> None:
     torch.manual_seed(0)
     net = _two_modality_policy()
     batch = {"observation_inventory": torch.randn(5, 16), "observation_screen": torch.randn(5, 3, 8, 8)}
@@ -188,8 +188,10 @@ def test_repeated_batched_calls_take_the_fast_path_with_the_same_results_and_hoo
     second = net(batch)  # plain blocks run normalized_forward directly
     for key in first:
         torch.testing.assert_close(second[key], first[key])
-    unbatched = net({key: value[0] for key, value in batch.items()})  # other ranks keep the regular path
+    unbatched = net({key: value[0] for key, value in batch.items()})  # leading dims are flattened once
     torch.testing.assert_close(unbatched["action_move"], first["action_move"][0])
+    time_major = net({key: torch.stack([value, value]) for key, value in batch.items()})
+    torch.testing.assert_close(time_major["action_use"], torch.stack([first["action_use"]] * 2))
     seen: list[tuple[int, ...]] = []
     net.perception_blocks["latent"].register_forward_hook(
         lambda module, inputs, output: seen.append(output["latent"].shape)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,9 +67,8 @@ class InferenceBlock(PerceptionBlock):
                 f"InferenceBlock: out_keys {missing} name no tensor of the graph; known tensors: "
                 f"{sorted(self._tensor_shapes)}"
             )
-        # Fast path (see forward): the input ranks with one batch dim, and the blocks whose
-        # normalized_forward may be called directly for such inputs (plain ShapeNormalizationBlocks).
-        self._batch_ranks = tuple(len(shape) + 1 for shape in self.in_shapes)
+        # Fast path (see forward): the blocks whose normalized_forward may be called directly on
+        # inputs with one batch dim (plain ShapeNormalizationBlocks).
         self._plain_blocks = {
             name
             for name, block in self.perception_blocks.items()
@@ -149,22 +149,40 @@ class InferenceBlock(PerceptionBlock):
         """
         tensors = {key: fetch_tensor(block_input, key, "InferenceBlock") for key in self.in_keys}
         blocks = self.perception_blocks._modules  # skips nn.Module.__getattr__/ModuleDict lookups per block
-        batched = all(tensors[key].dim() == rank for key, rank in zip(self.in_keys, self._batch_ranks, strict=True))
-        if batched and self._fast_path_ready:
-            # Inputs [B, *shape] stay [B, *shape] through every block: plain ShapeNormalizationBlocks
-            # need no reshaping, so their normalized_forward runs directly (output ranks were
-            # checked by the first batched call).
-            for name in self.execution_order:
-                block = blocks[name]
-                if name in self._plain_blocks and runs_forward_directly(block):
-                    tensors.update(block.normalized_forward({key: tensors[key] for key in block.in_keys}))
-                else:
-                    tensors.update(call_module(block, tensors))
-        else:
+        leading = self._common_leading_dims(tensors) if self._fast_path_ready else None
+        if leading is None:
             for name in self.execution_order:
                 tensors.update(call_module(blocks[name], tensors))
-            self._fast_path_ready = self._fast_path_ready or batched
-        return {key: tensors[key] for key in self.out_keys}
+            self._fast_path_ready = True  # the blocks' output ranks were checked once
+            return {key: tensors[key] for key in self.out_keys}
+        # Fast path: the common leading dims are flattened to one batch dim [N, *shape] once, so
+        # plain ShapeNormalizationBlocks need no reshaping and their normalized_forward runs directly.
+        if len(leading) != 1:
+            rows = math.prod(leading)
+            tensors = {
+                key: tensor.reshape(rows, *shape)
+                for (key, tensor), shape in zip(tensors.items(), self.in_shapes, strict=True)
+            }
+        for name in self.execution_order:
+            block = blocks[name]
+            if name in self._plain_blocks and runs_forward_directly(block):
+                tensors.update(block.normalized_forward({key: tensors[key] for key in block.in_keys}))
+            else:
+                tensors.update(call_module(block, tensors))
+        if len(leading) == 1:
+            return {key: tensors[key] for key in self.out_keys}
+        return {key: tensors[key].reshape(*leading, *tensors[key].shape[1:]) for key in self.out_keys}
+
+    def _common_leading_dims(self, tensors: Mapping[str, torch.Tensor]) -> tuple[int, ...] | None:
+        """The leading dims all inputs share in front of their declared shapes (None if they differ)."""
+        leading: tuple[int, ...] | None = None
+        for tensor, shape in zip(tensors.values(), self.in_shapes, strict=True):
+            rank = tensor.dim() - len(shape)
+            prefix = tuple(tensor.shape[:rank]) if rank >= 0 else None
+            if prefix is None or (leading is not None and prefix != leading):
+                return None
+            leading = prefix
+        return leading
 
     def out_shapes(self) -> list[ShapeType]:
         """The shapes of the ``out_keys`` tensors (from the blocks' shapes, no forward pass)."""
