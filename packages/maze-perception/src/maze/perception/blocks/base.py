@@ -30,6 +30,8 @@ __all__ = [
     "normalize_keys",
     "normalize_shapes",
     "resolve_non_lin",
+    "has_no_own_dispatch",
+    "no_global_dispatch",
     "runs_forward_directly",
 ]
 
@@ -262,12 +264,13 @@ _GLOBAL_HOOKS = tuple(
 _MODULE_CALL = nn.Module.__call__
 
 
-def runs_forward_directly(module: nn.Module) -> bool:
-    """True when ``nn.Module.__call__`` would only call ``forward``.
+def no_global_dispatch() -> bool:
+    """True when no global module hooks are registered and no JIT trace is running."""
+    return not (any(_GLOBAL_HOOKS) or torch._C._get_tracing_state())
 
-    That holds when no hooks are registered (on the module or globally), the module is not
-    compiled, no JIT trace is running and the module's class does not override ``__call__``.
-    """
+
+def has_no_own_dispatch(module: nn.Module) -> bool:
+    """True when ``module`` has no hooks, is not compiled and does not override ``__call__``."""
     return not (
         type(module).__call__ is not _MODULE_CALL
         or module._forward_pre_hooks
@@ -275,9 +278,16 @@ def runs_forward_directly(module: nn.Module) -> bool:
         or module._backward_pre_hooks
         or module._backward_hooks
         or getattr(module, "_compiled_call_impl", None) is not None
-        or any(_GLOBAL_HOOKS)
-        or torch._C._get_tracing_state()
     )
+
+
+def runs_forward_directly(module: nn.Module) -> bool:
+    """True when ``nn.Module.__call__`` would only call ``forward``.
+
+    That holds when no hooks are registered (on the module or globally), the module is not
+    compiled, no JIT trace is running and the module's class does not override ``__call__``.
+    """
+    return has_no_own_dispatch(module) and no_global_dispatch()
 
 
 def call_module(module: nn.Module, *args: Any) -> Any:

@@ -15,7 +15,8 @@ from maze.perception.blocks.base import (
     ShapeType,
     call_module,
     fetch_tensor,
-    runs_forward_directly,
+    has_no_own_dispatch,
+    no_global_dispatch,
 )
 from maze.perception.blocks.shape_normalization import ShapeNormalizationBlock
 from torch import nn
@@ -163,9 +164,10 @@ class InferenceBlock(PerceptionBlock):
                 key: tensor.reshape(rows, *shape)
                 for (key, tensor), shape in zip(tensors.items(), self.in_shapes, strict=True)
             }
+        direct = no_global_dispatch()  # checked once per call; each block's own hooks below
         for name in self.execution_order:
             block = blocks[name]
-            if name in self._plain_blocks and runs_forward_directly(block):
+            if direct and name in self._plain_blocks and has_no_own_dispatch(block):
                 tensors.update(block.normalized_forward({key: tensors[key] for key in block.in_keys}))
             else:
                 tensors.update(call_module(block, tensors))
