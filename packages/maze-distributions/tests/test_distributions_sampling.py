@@ -203,3 +203,26 @@ def test_bad_inputs_raise_clear_errors() -> None:
         BetaProbabilityDistribution.required_logits_shape(spaces.Box(-np.inf, 1.0, (2,)))
     with pytest.raises(ConfigurationError, match="does not implement required_logits_shape"):
         ProbabilityDistribution.required_logits_shape(spaces.Discrete(2))
+
+
+@pytest.mark.parametrize(("distribution", "space"), CASES, ids=IDS)
+@pytest.mark.parametrize("leading", [(), (5,), (3, 2)])
+def test_sample_from_logits_gives_actions_of_the_distribution(distribution, space, leading) -> None:
+    logits = torch.randn(*leading, *distribution.required_logits_shape(space))
+    built = distribution(logits=logits, action_space=space)
+    torch.testing.assert_close(
+        distribution.sample_from_logits(logits, space, deterministic=True), built.deterministic_sample()
+    )
+    actions = distribution.sample_from_logits(logits, space)
+    assert tuple(actions.shape) == tuple(built.sample().shape)
+    assert all(space.contains(np.asarray(action, dtype=space.dtype)) for action in actions.reshape(-1, *space.shape))
+
+
+def test_categorical_sample_from_logits_follows_softmax_and_never_picks_masked_actions() -> None:
+    space = spaces.Discrete(4, start=-1)
+    logits = torch.tensor([0.0, 1.0, torch.finfo(torch.float32).min, 2.0]).expand(20_000, 4)
+    actions = CategoricalProbabilityDistribution.sample_from_logits(logits, space)
+    counts = torch.bincount(actions + 1, minlength=4).double() / len(actions)
+    expected = torch.softmax(logits[0].double(), dim=-1)
+    assert counts[2] == 0
+    torch.testing.assert_close(counts, expected, atol=0.015, rtol=0)

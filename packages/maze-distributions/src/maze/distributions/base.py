@@ -47,6 +47,25 @@ class ProbabilityDistribution(ABC):
             "logits for an action head. Implement it, or pick a built-in distribution"
         )
 
+    @classmethod
+    def sample_from_logits(cls, logits: torch.Tensor, action_space: spaces.Space, deterministic: bool = False) -> Any:
+        """An action per batch element, straight from logits (temperature 1): sampled or the most likely one.
+
+        The same as ``cls(logits=logits, action_space=action_space).sample()`` (or
+        ``.deterministic_sample()``); subclasses may skip building the distribution, as
+        policies acting step by step only need the action.
+
+        Args:
+            logits: ``[*batch, *logits_shape]`` (shapes checked by the caller).
+            action_space: The space of the action head.
+            deterministic: Take the most likely action instead of sampling.
+
+        Returns:
+            ``[*batch, *action_shape]``.
+        """
+        distribution = cls(logits=logits, action_space=action_space)
+        return distribution.deterministic_sample() if deterministic else distribution.sample()
+
     def neg_log_likelihood(self, actions: Any) -> torch.Tensor:
         """Negative log-likelihood of actions, ``[*batch]`` (see :meth:`log_prob`)."""
         return -self.log_prob(actions)

@@ -40,6 +40,23 @@ class CategoricalProbabilityDistribution(TorchProbabilityDistribution):
         """``(n,)`` for ``Discrete(n)``."""
         return (int(check_space(cls, action_space, spaces.Discrete).n),)
 
+    @classmethod
+    def sample_from_logits(
+        cls, logits: torch.Tensor, action_space: spaces.Discrete, deterministic: bool = False
+    ) -> torch.Tensor:
+        """Actions ``[*batch]`` (int64) from logits ``[*batch, n]`` without building the distribution.
+
+        Samples from ``softmax(logits)`` (masked logits have probability 0), skipping the
+        log-normalization a distribution object computes for log-probabilities.
+        """
+        if deterministic:
+            index = logits.argmax(dim=-1)
+        else:
+            probs = torch.softmax(logits, dim=-1)
+            index = torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1).reshape(probs.shape[:-1])
+        start = int(action_space.start)
+        return index + start if start else index
+
     def log_prob(self, actions: Any) -> torch.Tensor:
         """Log-probability of integer actions ``[*batch]`` -> ``[*batch]``."""
         index = torch.as_tensor(actions, device=self.dist.logits.device)

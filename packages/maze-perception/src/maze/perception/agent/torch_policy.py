@@ -188,10 +188,7 @@ class TorchPolicy(TorchNetworksModel, Policy):
             key, logits, _ = self._forward(observation, actor_id)
             actions: dict[str, Any] = {}
             for head, distribution_class, space in self._heads[key]:  # cached by _forward
-                distribution = distribution_class(logits=logits[head], action_space=space)
-                actions[head] = _to_numpy(
-                    distribution.deterministic_sample() if deterministic else distribution.sample()
-                )
+                actions[head] = _to_numpy(distribution_class.sample_from_logits(logits[head], space, deterministic))
             return actions
 
     def compute_top_action_candidates(
