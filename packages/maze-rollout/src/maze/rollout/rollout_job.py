@@ -35,7 +35,6 @@ from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 from maze.env.wrappers.normalization.normalization_utils import find_normalization_wrapper
 from maze.env.wrappers.time_limit import TimeLimitWrapper
 from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
-from maze.env.wrappers.wrapper import Wrapper
 from maze.env.wrappers.wrapper_factory import WrapperFactory
 
 __all__ = ["ROLLOUT_STATS_PREFIX", "TRAJECTORY_DIR", "EVENT_LOG_DIR", "RolloutJob"]
@@ -87,7 +86,7 @@ class RolloutJob:
                 without statistics, or statistics missing in ``input_dir``.
         """
         env = Factory(StructuredEnv).instantiate(self.env)
-        env = _apply_wrappers(env, self.wrappers)
+        env = WrapperFactory.wrap_from_config(env, self.wrappers)
         self._set_normalization_statistics(env)
         if self.max_episode_steps > 0:
             env = TimeLimitWrapper.wrap(env, max_episode_steps=self.max_episode_steps)
@@ -170,26 +169,6 @@ class _LockedEventsWriter(LogEventsWriter):
         """Writes the episode's events with the lock held."""
         with self.lock:
             self.writer.write(episode_event_log)
-
-
-def _apply_wrappers(env: Any, wrappers: Optional[CollectionOfConfigType]) -> Any:
-    """Wraps ``env`` with each entry of the wrappers mapping, in order; keys may be classes or paths."""
-    config = to_plain_config(wrappers)
-    if not config:
-        return env
-    if not isinstance(config, Mapping):
-        return WrapperFactory.wrap_from_config(env, config)  # raises its clear error for non-mappings
-    for key, arguments in config.items():
-        if not isinstance(key, type):
-            env = WrapperFactory.wrap_from_config(env, {key: arguments})
-        elif issubclass(key, Wrapper):
-            env = key.wrap(env, **dict(arguments or {}))
-        else:
-            raise ConfigurationError(
-                f"wrappers key {key.__qualname__} is not a subclass of maze.env.wrappers.wrapper.Wrapper; list only "
-                "wrapper classes under wrappers"
-            )
-    return env
 
 
 def _parameter_names(target: Any) -> set[str]:

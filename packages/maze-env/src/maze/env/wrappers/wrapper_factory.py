@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import inspect
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import resolve_target, to_plain_config
@@ -30,13 +30,16 @@ class WrapperFactory:
     """Wraps envs with the wrappers a config mapping names, in order (first key innermost)."""
 
     @classmethod
-    def wrap_from_config(cls, env: Any, wrapper_config: Optional[Mapping[str, Optional[Mapping[str, Any]]]]) -> Any:
+    def wrap_from_config(
+        cls, env: Any, wrapper_config: Optional[Mapping[Union[str, type], Optional[Mapping[str, Any]]]]
+    ) -> Any:
         """Wraps ``env`` with every wrapper of ``wrapper_config``, each built by ``Cls.wrap(env, **kwargs)``.
 
         Args:
             env: The env to wrap.
-            wrapper_config: ``{class path or short name: kwargs}`` (a dict or an OmegaConf
-                DictConfig; kwargs may be None for none). None or an empty mapping wraps nothing.
+            wrapper_config: ``{class path, short name or wrapper class: kwargs}`` (a dict or an
+                OmegaConf DictConfig; kwargs may be None for none). None or an empty mapping
+                wraps nothing.
 
         Returns:
             The outermost wrapper (``env`` itself when the config is empty).
@@ -54,19 +57,23 @@ class WrapperFactory:
                 f"the wrappers config must map wrapper classes to their arguments, got {type(config).__name__}: "
                 f"{config!r}. Write e.g. {{'maze.env.wrappers.SomeWrapper': {{'arg': 1}}}}"
             )
-        for name, kwargs in config.items():
-            wrapper_class = _wrapper_class(name)
+        for key, kwargs in config.items():
+            wrapper_class = _wrapper_class(key)
+            name = key.__qualname__ if isinstance(key, type) else key
             arguments = _wrapper_arguments(name, wrapper_class, kwargs)
             env = wrapper_class.wrap(env, **arguments)
         return env
 
 
-def _wrapper_class(name: str) -> type[Wrapper]:
-    """Resolves a config key into a Wrapper subclass."""
-    try:
-        target = resolve_target(name, search_modules=_BUILT_IN_WRAPPERS)
-    except ConfigurationError as error:
-        raise ConfigurationError(f"wrappers config key {name!r}: {error}") from None
+def _wrapper_class(name: Union[str, type]) -> type[Wrapper]:
+    """Resolves a config key (a class, its dotted path or a built-in short name) into a Wrapper subclass."""
+    if isinstance(name, type):
+        target: Any = name
+    else:
+        try:
+            target = resolve_target(name, search_modules=_BUILT_IN_WRAPPERS)
+        except ConfigurationError as error:
+            raise ConfigurationError(f"wrappers config key {name!r}: {error}") from None
     if not (isinstance(target, type) and issubclass(target, Wrapper)):
         raise ConfigurationError(
             f"wrappers config key {name!r} names {target!r}, which is not a subclass of "
