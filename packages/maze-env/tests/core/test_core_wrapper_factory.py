@@ -118,3 +118,12 @@ def test_built_stack_passes_the_checkers() -> None:
     config = {SCALE: {"factor": 0.5}, "maze.env.wrappers.wrapper.Wrapper": None}
     check_env(WrapperFactory.wrap_from_config(GymMazeEnv("CartPole-v1"), config), n_steps=20)
     check_env(WrapperFactory.wrap_from_config(build_multi_step_env(), config), n_steps=20)
+
+
+def test_wrapper_classes_work_as_keys_and_other_classes_are_rejected() -> None:
+    wrapped = WrapperFactory.wrap_from_config(GymMazeEnv("CartPole-v1"), {AddReward: {"amount": 1.0}, SCALE: None})
+    assert type(wrapped) is ScaleReward and type(wrapped.env) is AddReward
+    with pytest.raises(ConfigurationError, match="unexpected argument 'amout'.*did you mean 'amount'"):
+        WrapperFactory.wrap_from_config(GymMazeEnv("CartPole-v1"), {AddReward: {"amout": 1.0}})
+    with pytest.raises(ConfigurationError, match="not a subclass of maze.env.wrappers.wrapper.Wrapper"):
+        WrapperFactory.wrap_from_config(GymMazeEnv("CartPole-v1"), {dict: {}})
