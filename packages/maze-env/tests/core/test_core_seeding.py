@@ -111,3 +111,12 @@ def test_registered_seeders_are_called(monkeypatch: pytest.MonkeyPatch) -> None:
     register_global_seeder("recorder", received.append)
     set_seeds_globally(77)
     assert received == [77]
+
+
+def test_from_config_reads_the_seeding_group():
+    seeding = MazeSeeding.from_config(
+        {"env_base_seed": 3, "agent_base_seed": 4, "explicit_env_seeds": [7, 8], "cudnn_determinism_flag": True}
+    )
+    assert (seeding.env_global_seed, seeding.agent_global_seed, seeding.cudnn_determinism_flag) == (3, 4, True)
+    assert seeding.get_explicit_env_seeds(3) == [7, 8, 7]
+    assert MazeSeeding.from_config(None).shuffle_seeds is False

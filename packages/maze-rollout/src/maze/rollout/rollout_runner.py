@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Optional
@@ -87,7 +87,7 @@ class RolloutRunner(Runner):
         for key in ("env", "policy"):
             if not config.get(key):
                 raise ConfigurationError(f"the rollout config has no `{key}`; pick one, e.g. {key}=...")
-        self.seeding = _seeding(config.get("seeding") or {})
+        self.seeding = MazeSeeding.from_config(config.get("seeding"))
         input_dir = config.get("input_dir")
         self.input_dir = None
         if input_dir:
@@ -176,13 +176,3 @@ def _console_writer() -> Iterator[None]:
         yield
     finally:
         unregister_log_stats_writer(writer)
-
-
-def _seeding(config: Mapping[str, Any]) -> MazeSeeding:
-    return MazeSeeding(
-        config.get("env_base_seed"),
-        config.get("agent_base_seed"),
-        explicit_env_seeds=config.get("explicit_env_seeds"),
-        explicit_agent_seeds=config.get("explicit_agent_seeds"),
-        shuffle_seeds=bool(config.get("shuffle_seeds", False)),
-    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import random
 import secrets
+from collections.abc import Mapping
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -69,6 +70,29 @@ class MazeSeeding:
         self._explicit_agent_seeds = _seed_list(explicit_agent_seeds, "explicit_agent_seeds")
         self._env_rng = np.random.default_rng(self.env_global_seed)
         self._agent_rng = np.random.default_rng(self.agent_global_seed)
+
+    @classmethod
+    def from_config(cls, config: Optional[Mapping[str, Any]]) -> MazeSeeding:
+        """Builds the seeding of a job config's ``seeding`` group (missing keys take the defaults).
+
+        Args:
+            config: ``{env_base_seed, agent_base_seed, cudnn_determinism_flag, explicit_env_seeds,
+                explicit_agent_seeds, shuffle_seeds}`` (any subset; other keys are ignored), or None.
+
+        Raises:
+            ConfigurationError: For an invalid seed.
+        """
+        config = dict(config or {})
+        keys = {
+            "env_base_seed": "env_seed",
+            "agent_base_seed": "agent_seed",
+            "cudnn_determinism_flag": "cudnn_determinism_flag",
+            "explicit_env_seeds": "explicit_env_seeds",
+            "explicit_agent_seeds": "explicit_agent_seeds",
+            "shuffle_seeds": "shuffle_seeds",
+        }
+        arguments = {name: config[key] for key, name in keys.items() if key in config}
+        return cls(arguments.pop("env_seed", None), arguments.pop("agent_seed", None), **arguments)
 
     def generate_env_instance_seed(self) -> int:
         """The next seed for an env instance."""

@@ -83,7 +83,9 @@ class TrainingRunner(Runner):
         self.run_dir = Path.cwd()
         algorithm = dict(self.cfg.get("algorithm") or {})
         self.device = _check_device(algorithm.get("device", "cpu"))
-        self.seeding = _seeding(self.cfg.get("seeding") or {})
+        self.seeding = MazeSeeding.from_config(self.cfg.get("seeding"))
+        if self.seeding.cudnn_determinism_flag:
+            torch.backends.cudnn.deterministic = True
         torch.manual_seed(self.seeding.generate_agent_instance_seed())
         self.input_run = InputRun.open(self.cfg.get("input_dir"))
         self.env_factory = EnvFactory(self.cfg.get("env"), self.cfg.get("wrappers"))
@@ -185,17 +187,6 @@ def _check_device(device: Any) -> torch.device:
             "use algorithm.device=cpu"
         )
     return resolved
-
-
-def _seeding(config: dict[str, Any]) -> MazeSeeding:
-    seeding = MazeSeeding(
-        config.get("env_base_seed"),
-        config.get("agent_base_seed"),
-        cudnn_determinism_flag=bool(config.get("cudnn_determinism_flag", False)),
-    )
-    if seeding.cudnn_determinism_flag:
-        torch.backends.cudnn.deterministic = True
-    return seeding
 
 
 def _default_critic(model_config: dict[str, Any], trainer_name: str) -> dict[str, Any]:
