@@ -50,22 +50,31 @@ class ActorCriticBatch:
 
     def record(self, rows: Optional[torch.Tensor] = None) -> StructuredSpacesRecord:
         """The observations and actions (all rows, or ``rows``) as a batched structured record."""
-        return StructuredSpacesRecord(
-            [
-                SpacesRecord(
-                    actor_id=actor_id,
-                    observation=observations if rows is None else _take(observations, rows.numpy()),
-                    action=actions if rows is None else _take(actions, rows),
-                    reward=None,
-                )
-                for actor_id, observations, actions in zip(self.actor_ids, self.observations, self.actions, strict=True)
-            ]
+        if rows is None:
+            return _record(self.actor_ids, self.observations, self.actions)
+        indices = rows.numpy()
+        return _record(
+            self.actor_ids,
+            [_take(observations, indices) for observations in self.observations],
+            [_take(actions, rows) for actions in self.actions],
         )
 
     def rows(self, field: str, rows: Optional[torch.Tensor] = None) -> list[torch.Tensor]:
         """One of the per-slot ``[M]`` tensors (``advantages``, ...), all rows or ``rows``."""
         tensors = getattr(self, field)
         return tensors if rows is None else [tensor[rows] for tensor in tensors]
+
+
+def _record(
+    actor_ids: list[ActorID], observations: list[dict[str, Any]], actions: list[dict[str, Any]]
+) -> StructuredSpacesRecord:
+    """One sub-step record per slot (batched observations and actions, no rewards)."""
+    return StructuredSpacesRecord(
+        [
+            SpacesRecord(actor_id=actor_id, observation=observation, action=action, reward=None)
+            for actor_id, observation, action in zip(actor_ids, observations, actions, strict=True)
+        ]
+    )
 
 
 def _take(arrays: dict[str, Any], rows: Any) -> dict[str, Any]:
@@ -132,12 +141,7 @@ def prepare_actor_critic_batch(
         for slot in rollout.substeps
     ]
     actor_ids = [slot.actor_id for slot in rollout.substeps]
-    record = StructuredSpacesRecord(
-        [
-            SpacesRecord(actor_id=actor_id, observation=observation, action=action, reward=None)
-            for actor_id, observation, action in zip(actor_ids, observations, actions, strict=True)
-        ]
-    )
+    record = _record(actor_ids, observations, actions)
     policy_output, critic_output = model.compute_actor_critic_output(record)
     log_probs = policy_output.log_probs(record.actions)
     shape = (rollout.n_steps, rollout.n_envs)

@@ -11,7 +11,10 @@ from typing import Any, Optional, Union
 import torch
 import yaml
 from maze.env.log_stats.aggregator import LogStatsAggregator
+from maze.env.log_stats.base_events import BaseEnvEvents
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
+from maze.env.log_stats.log_stats import LogStats
+from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.perception.serialization import atomic_write_bytes, save_state_dict
@@ -122,8 +125,7 @@ class ActorCritic(ABC):
             epochs += 1
             self.events.record(ActorCriticEvents.time_epoch, value=time.perf_counter() - epoch_start)
             increment_log_step()
-            self._write_train_stats()
-            score = self._score()
+            score = self._score(self._write_train_stats())
             print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
             if score > self.best_reward:
                 self.best_reward, stale = score, 0
@@ -139,13 +141,17 @@ class ActorCritic(ABC):
 
     def evaluate(self) -> float:
         """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
-        self.model.eval()
-        try:
-            score = self.evaluator.evaluate(self.model.policy)
-        finally:
-            self.model.train()
+        score = self._evaluate_policy()
         self.best_reward = max(self.best_reward, score)
         return score
+
+    def _evaluate_policy(self) -> float:
+        """The evaluator's score of the policy, run with the networks in evaluation mode."""
+        self.model.eval()
+        try:
+            return self.evaluator.evaluate(self.model.policy)
+        finally:
+            self.model.train()
 
     def _train_step(self, burn_in: bool) -> None:
         start = time.perf_counter()
@@ -158,26 +164,24 @@ class ActorCritic(ABC):
         self.events.record(ActorCriticEvents.learning_rate, value=self.optimizer.lr)
         self.events.end_update()
 
-    def _score(self) -> float:
-        """Evaluates (or takes the training return without an evaluator) and updates model selection."""
+    def _score(self, train_stats: LogStats) -> float:
+        """Evaluates (or takes the epoch's mean training return without an evaluator) and updates model selection."""
         if self.evaluator is not None:
-            self.model.eval()
-            try:
-                return self.evaluator.evaluate(self.model.policy)
-            finally:
-                self.model.train()
-        stats = self._last_train_stats
-        score = next((value for key, value in stats.items() if key[:3] == ("BaseEnvEvents", "reward", "mean")), None)
-        score = float("-inf") if score is None else float(score)
+            return self._evaluate_policy()
+        try:
+            score = float(stats_value(train_stats, BaseEnvEvents.reward, "mean"))
+        except KeyError:  # no episode ended in the epoch
+            score = float("-inf")
         if self.model_selection is not None:
             self.model_selection.update(score)
         return score
 
-    def _write_train_stats(self) -> None:
+    def _write_train_stats(self) -> LogStats:
+        """Writes the epoch's ``train`` statistics (env episodes and trainer events) and returns them."""
         collect_episode_stats(self.collector.env, self._env_stats)
         stats = {**self._env_stats.reduce(), **self.events.epoch_stats()}
-        self._last_train_stats = stats
         get_stats_logger("train").log_stats(stats)
+        return stats
 
     # --- optimization ----------------------------------------------------------------------
 
