@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 
 from maze.env.core.events import EventRecord
 
-__all__ = ["StepEventLog", "EventSpec"]
+__all__ = ["StepEventLog", "EventSpec", "as_event_specs"]
 
 EventSpec = Callable | Iterable[Callable]
 """One event method of a topic class (``InventoryEvents.piece_replenished``) or several."""
 
 
-def _as_specs(event_spec: EventSpec) -> tuple[Callable, ...]:
+def as_event_specs(event_spec: EventSpec) -> tuple[Callable, ...]:
+    """The event methods of ``event_spec`` as a tuple."""
     return (event_spec,) if callable(event_spec) else tuple(event_spec)
 
 
@@ -31,7 +32,7 @@ class StepEventLog:
 
     def query_events(self, event_spec: EventSpec) -> Iterator[EventRecord]:
         """Yields the events of the given event method(s)."""
-        specs = _as_specs(event_spec)
+        specs = as_event_specs(event_spec)
         return (event for event in self.events if event.interface_method in specs)
 
     def __iter__(self) -> Iterator[EventRecord]:

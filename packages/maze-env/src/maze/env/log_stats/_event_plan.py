@@ -16,8 +16,8 @@ from itertools import chain
 from operator import countOf, itemgetter
 from typing import Any, Optional
 
-from maze.env.core.events import EventRecord
 from maze.env.errors import ConfigurationError, MazeError
+from maze.env.log_stats.event_columns import EventColumns
 from maze.env.log_stats.event_decorators import LogStatsLevel, StatsDefinition, stats_definitions, stats_grouping
 from maze.env.log_stats.log_stats import LogStatsGroup, LogStatsKey, LogStatsValue
 
@@ -243,14 +243,8 @@ def reduce_values(plan: EventPlan, definition: StatsDefinition, values: list) ->
 StepStats = dict[tuple[EventPlan, LogStatsGroup], dict[Optional[str], list]]
 """Step statistics by event plan and group, then by output name: one entry per step in which the event fired."""
 
-_TOPIC = itemgetter(0)
-_METHOD = itemgetter(1)
-_ATTRIBUTES = itemgetter(2)
 
-
-def episode_step_stats(
-    events: Sequence[EventRecord], step_of: Sequence[int], only_episode_stats: bool = True
-) -> StepStats:
+def episode_step_stats(events: EventColumns, step_of: Sequence[int], only_episode_stats: bool = True) -> StepStats:
     """The step statistics of the events of several steps (an episode), by event and group.
 
     Args:
@@ -264,11 +258,11 @@ def episode_step_stats(
     """
     firsts: list[tuple[int, EventPlan, LogStatsGroup]] = []
     parts: dict[tuple[EventPlan, LogStatsGroup], list[tuple[list[int], list]]] = {}
-    for topic, method, ordinals, records in _events_by_type(events):
+    for topic, method, ordinals in _events_by_type(events):
         plan = plan_for(topic.__name__, method)
         if plan is None or (only_episode_stats and not plan.episode):
             continue
-        attributes = list(map(_ATTRIBUTES, records))
+        attributes = list(map(events.attributes.__getitem__, ordinals))
         for group, group_ordinals, values in plan.split_all(ordinals, attributes):
             firsts.append((group_ordinals[0], plan, group))
             # Several parts: topic classes of the same name fired the same event method.
@@ -281,20 +275,19 @@ def episode_step_stats(
     return stats
 
 
-def _events_by_type(events: Sequence[EventRecord]) -> Iterator[tuple[type, Callable, list[int], list[EventRecord]]]:
-    """``(topic, method, positions in events, events)`` of each event type, in order of first appearance."""
+def _events_by_type(events: EventColumns) -> Iterator[tuple[type, Callable, list[int]]]:
+    """``(topic, method, positions in events)`` of each event type, in order of first appearance."""
     positions: defaultdict[Callable, list[int]] = defaultdict(list)
-    for position, method in enumerate(map(_METHOD, events)):
+    for position, method in enumerate(events.methods):
         positions[method].append(position)
+    topics = events.topics
     for method, ordinals in positions.items():
-        records = list(map(events.__getitem__, ordinals))
-        topic = records[0][0]
-        if countOf(map(_TOPIC, records), topic) == len(records):
-            yield topic, method, ordinals, records
+        topic = topics[ordinals[0]]
+        if countOf(map(topics.__getitem__, ordinals), topic) == len(ordinals):
+            yield topic, method, ordinals
         else:  # one method fired through several topic classes (e.g. subclasses)
-            for topic in dict.fromkeys(map(_TOPIC, records)):
-                selected = [ordinal for ordinal in ordinals if events[ordinal][0] is topic]
-                yield topic, method, selected, list(map(events.__getitem__, selected))
+            for topic in dict.fromkeys(map(topics.__getitem__, ordinals)):
+                yield topic, method, [ordinal for ordinal in ordinals if topics[ordinal] is topic]
 
 
 def _merged(parts: list[tuple[list[int], list]]) -> tuple[list[int], list]:

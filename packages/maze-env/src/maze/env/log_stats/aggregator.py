@@ -33,6 +33,7 @@ from typing import Optional
 from maze.env.core.events import EventRecord
 from maze.env.errors import ConfigurationError
 from maze.env.log_stats._event_plan import EventPlan, episode_step_stats, plan_for, reduce_values
+from maze.env.log_stats.event_columns import EventColumns
 from maze.env.log_stats.event_decorators import LogStatsLevel
 from maze.env.log_stats.log_stats import LogStats, LogStatsGroup, LogStatsKey
 
@@ -53,11 +54,12 @@ class EpisodeStatsBatch:
     episodes: list[LogStats] = field(default_factory=list)
 
 
-def step_stats(events: Sequence[EventRecord]) -> LogStats:
+def step_stats(events: Sequence[EventRecord] | EventColumns) -> LogStats:
     """The step statistics of one step's events."""
+    columns = events if isinstance(events, EventColumns) else EventColumns(events)
     stats: LogStats = {}
-    step_of = [0] * len(events)
-    for (plan, groups), by_name in episode_step_stats(events, step_of, only_episode_stats=False).items():
+    step_of = [0] * len(columns)
+    for (plan, groups), by_name in episode_step_stats(columns, step_of, only_episode_stats=False).items():
         for definition in plan.step:
             stats[plan.key(definition, groups)] = by_name[definition.output_name][0]
     return stats
@@ -78,8 +80,8 @@ class LogStatsAggregator:
     """
 
     def __init__(self) -> None:
-        # The running episode's events, all steps in one list, and the step of each.
-        self._step_events: list[EventRecord] = []
+        # The running episode's events, all steps in one set of columns, and the step of each.
+        self._step_events = EventColumns()
         self._event_steps: list[int] = []
         self._step_count = 0
         self._last_step_start = 0
@@ -96,7 +98,7 @@ class LogStatsAggregator:
         """Adds the events of one step of the running episode."""
         self.add_steps(events, (len(events),))
 
-    def add_steps(self, events: Sequence[EventRecord], step_ends: Sequence[int]) -> None:
+    def add_steps(self, events: Sequence[EventRecord] | EventColumns, step_ends: Sequence[int]) -> None:
         """Adds the events of several steps of the running episode, given in one sequence.
 
         Args:
@@ -109,7 +111,10 @@ class LogStatsAggregator:
         starts = [0, *step_ends[:-1]]
         steps = range(self._step_count, self._step_count + len(step_ends))
         self._event_steps.extend(chain.from_iterable(map(repeat, steps, map(sub, step_ends, starts))))
-        self._step_events.extend(events)
+        if isinstance(events, EventColumns):
+            self._step_events.extend_columns(events)
+        else:
+            self._step_events.extend(events)
         self._step_count += len(step_ends)
         self._last_step_start = len(self._step_events) - (step_ends[-1] - starts[-1])
 
@@ -153,7 +158,7 @@ class LogStatsAggregator:
                 self._events[(plan.topic, plan.event)] = plan.method
             for definition in plan.episode:
                 episode[plan.key(definition, groups)] = reduce_values(plan, definition, by_name[definition.input_name])
-        self._step_events, self._event_steps, self._step_count = [], [], 0
+        self._step_events, self._event_steps, self._step_count = EventColumns(), [], 0
         self._precomputed = []
         if episode:
             self._epoch_episodes.append(episode)
@@ -226,7 +231,7 @@ class LogStatsAggregator:
                 finished episode; ``EPOCH``: the statistics of the last reduced epoch.
         """
         if level == LogStatsLevel.STEP:
-            return step_stats(self._step_events[self._last_step_start :]) if self._step_count else {}
+            return step_stats(self._step_events.records(self._last_step_start)) if self._step_count else {}
         if level == LogStatsLevel.EPISODE:
             return dict(self._last_episode)
         return dict(self._last_epoch)

@@ -11,6 +11,7 @@ from maze.env.log_events.log_events_writer_registry import LogEventsWriterRegist
 from maze.env.log_events.step_event_log import StepEventLog
 from maze.env.log_stats.aggregator import EpisodeStatsBatch, LogStatsAggregator, step_stats
 from maze.env.log_stats.base_events import BaseEnvEvents
+from maze.env.log_stats.event_columns import EventColumns
 from maze.env.log_stats.event_decorators import LogStatsLevel
 from maze.env.log_stats.global_state import log_stats
 from maze.env.log_stats.log_stats import LogStats, LogStatsKey
@@ -62,12 +63,12 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
         self._step_events_source: Callable[[], Any] = getattr(env, "get_step_events", lambda: _NO_EVENTS)
         self._env_time: Callable[[], int] = env_time_source(env) or (lambda: len(self._rewards))
         # The running episode, per step() call: reward, env time and the end of its events in
-        # _events (the events of all steps in one list: few objects per step for the garbage
-        # collector to track).
+        # _events (the events of all steps in one set of columns: no object per event for the
+        # garbage collector to track).
         self._rewards: list = []
         self._env_times: list[int] = []
         self._step_ends: list[int] = []
-        self._events: list[EventRecord] = []
+        self._events = EventColumns()
         self._last_step: tuple[Any, Sequence[EventRecord]] = (None, _NO_EVENTS)
 
     # --- gymnasium API -------------------------------------------------------------------
@@ -81,7 +82,7 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
             self._events.extend(events)
         self._rewards.append(reward)
         self._env_times.append(env_time)
-        self._step_ends.append(len(self._events))
+        self._step_ends.append(len(self._events.methods))
         if terminated or truncated:
             self._end_episode()
         return observation, reward, terminated, truncated, info
@@ -99,7 +100,7 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
             return self._aggregator.get_stats(level)
         if self._rewards:
             ends = self._step_ends
-            reward, events = self._rewards[-1], self._events[ends[-2] if len(ends) > 1 else 0 : ends[-1]]
+            reward, events = self._rewards[-1], self._events.records(ends[-2] if len(ends) > 1 else 0, ends[-1])
         else:
             reward, events = self._last_step
         if reward is None:
@@ -127,8 +128,8 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
 
     def _end_episode(self) -> None:
         rewards, env_times, ends, events = self._rewards, self._env_times, self._step_ends, self._events
-        self._rewards, self._env_times, self._step_ends, self._events = [], [], [], []
-        self._last_step = (rewards[-1], events[ends[-2] if len(ends) > 1 else 0 :])
+        self._rewards, self._env_times, self._step_ends, self._events = [], [], [], EventColumns()
+        self._last_step = (rewards[-1], events.records(ends[-2] if len(ends) > 1 else 0))
         aggregator = self._aggregator
         if events:
             aggregator.add_steps(events, ends)
@@ -141,11 +142,17 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
         aggregator.end_episode()
 
     def _record_event_log(
-        self, kpi_calculator: Any, rewards: list, env_times: list[int], events: list[EventRecord], ends: list[int]
+        self, kpi_calculator: Any, rewards: list, env_times: list[int], events: EventColumns, ends: list[int]
     ) -> list[EventRecord]:
         """Builds the episode event log, hands it to the event log writers and returns the KPI events."""
-        step_events = [events[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)] if events else None
-        episode_event_log = self._episode_event_log(rewards, env_times, step_events)
+        episode_id = self.env.get_episode_id() if hasattr(self.env, "get_episode_id") else ""
+        episode_event_log = EpisodeEventLog.deferred(
+            episode_id,
+            build=lambda: _step_event_logs(rewards, env_times, events, ends),
+            env_times=_distinct_in_order(env_times),
+            query=events.query,
+            built_only=(BaseEnvEvents.reward,),
+        )
         kpi_events = [] if kpi_calculator is None else self._kpi_events(kpi_calculator, episode_event_log)
         LogEventsWriterRegistry.record_event_logs(episode_event_log)
         return kpi_events
@@ -159,33 +166,35 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
             for name, value in kpis.items()
         ]
 
-    def _episode_event_log(
-        self, rewards: list, env_times: list[int], step_events: Optional[list[list[EventRecord]]]
-    ) -> EpisodeEventLog:
-        """One StepEventLog per env step (sub-steps with the same env time share it), with the reward events.
 
-        Args:
-            rewards: The reward of each ``step()`` call.
-            env_times: The env time of each ``step()`` call.
-            step_events: The events of each ``step()`` call (the lists get the reward events
-                appended); None: no events fired in the episode.
-        """
-        episode_id = self.env.get_episode_id() if hasattr(self.env, "get_episode_id") else ""
-        reward_events = [EventRecord(BaseEnvEvents, BaseEnvEvents.reward, {"value": reward}) for reward in rewards]
-        if step_events is None:
-            step_events = [[reward_event] for reward_event in reward_events]
+def _step_event_logs(rewards: list, env_times: list[int], events: EventColumns, ends: list[int]) -> list[StepEventLog]:
+    """One StepEventLog per env step (sub-steps with the same env time share it), with the reward events.
+
+    Args:
+        rewards: The reward of each ``step()`` call.
+        env_times: The env time of each ``step()`` call.
+        events: The events of all ``step()`` calls, in order.
+        ends: Per ``step()`` call, the end of its events in ``events``.
+    """
+    step_events = [events.records(start, end) for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+    for call_events, reward in zip(step_events, rewards, strict=True):
+        call_events.append(EventRecord(BaseEnvEvents, BaseEnvEvents.reward, {"value": reward}))
+    if env_times[-1] - env_times[0] == len(env_times) - 1:  # one env step per step() call (flat envs)
+        return list(map(StepEventLog, env_times, step_events))
+    step_event_logs: list[StepEventLog] = []
+    for env_time, call_events in zip(env_times, step_events, strict=True):
+        if step_event_logs and step_event_logs[-1].env_time == env_time:
+            step_event_logs[-1].events.extend(call_events)
         else:
-            for events, reward_event in zip(step_events, reward_events, strict=True):
-                events.append(reward_event)
-        if env_times[-1] - env_times[0] == len(env_times) - 1:  # one env step per step() call (flat envs)
-            return EpisodeEventLog(episode_id, list(map(StepEventLog, env_times, step_events)))
-        step_event_logs: list[StepEventLog] = []
-        for env_time, events in zip(env_times, step_events, strict=True):
-            if step_event_logs and step_event_logs[-1].env_time == env_time:
-                step_event_logs[-1].events.extend(events)
-            else:
-                step_event_logs.append(StepEventLog(env_time, events))
-        return EpisodeEventLog(episode_id, step_event_logs)
+            step_event_logs.append(StepEventLog(env_time, call_events))
+    return step_event_logs
+
+
+def _distinct_in_order(env_times: list[int]) -> list[int]:
+    """The env times of the env steps: consecutive ``step()`` calls with the same env time count once."""
+    if env_times[-1] - env_times[0] == len(env_times) - 1:
+        return env_times
+    return [time for index, time in enumerate(env_times) if index == 0 or env_times[index - 1] != time]
 
 
 def _rewards_per_env_step(rewards: list, env_times: list[int]) -> list:

@@ -22,6 +22,6 @@ class Cutting2dKpiCalculator(KpiCalculator):
 
     def calculate_kpis(self, episode_event_log: EpisodeEventLog, last_maze_state: Any) -> dict[str, float]:
         """Returns ``{"raw_piece_usage_per_step": replenishments / steps}`` (0.0 for an empty episode)."""
-        steps = len({step_event_log.env_time for step_event_log in episode_event_log.step_event_logs})
+        steps = len(set(episode_event_log.step_env_times()))
         replenishments = sum(1 for _ in episode_event_log.query_events(InventoryEvents.piece_replenished))
         return {"raw_piece_usage_per_step": replenishments / steps if steps else 0.0}
