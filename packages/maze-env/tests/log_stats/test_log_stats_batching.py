@@ -123,6 +123,42 @@ def test_batched_episode_statistics_equal_the_step_by_step_definition(seed: int)
         assert episode[key] == pytest.approx(value) if isinstance(value, float) else episode[key] == value
 
 
+CYCLE = [("x", "u"), ("x", "v"), ("y", "u")]
+
+
+def cycling_step(rng: random.Random, groups: list[tuple[str, str]]) -> list[EventRecord]:
+    """Random other events, then one ``used`` event per group in a fixed order (as monitoring fires actions)."""
+    used = [
+        EventRecord(MillEvents, MillEvents.used, {"line": line, "tool": tool, "value": rng.randint(0, 5)})
+        for line, tool in groups
+    ]
+    others = [event for event in random_step(rng) if event.interface_method is not MillEvents.used]
+    return others[:1] + used
+
+
+@pytest.mark.parametrize(
+    "last_groups",
+    [CYCLE, CYCLE[:2], CYCLE[::-1], CYCLE + CYCLE[:1]],
+    ids=["cycle", "last-step-short", "last-step-reordered", "last-step-repeats"],
+)
+def test_events_cycling_through_groups_give_the_step_by_step_statistics(last_groups):
+    rng = random.Random(7)
+    steps = [cycling_step(rng, CYCLE) for _ in range(30)] + [cycling_step(rng, last_groups)]
+    aggregator = LogStatsAggregator()
+    aggregator.add_steps([event for events in steps for event in events], np.cumsum(list(map(len, steps))).tolist())
+    episode = aggregator.end_episode()
+    expected = reference_episode(steps)
+    assert list(episode) == list(expected)
+    assert all(episode[key] == value for key, value in expected.items())
+    fired_x_u = [
+        attributes["value"]
+        for events in steps
+        for _, method, attributes in events
+        if method is MillEvents.used and (attributes["line"], attributes["tool"]) == ("x", "u")
+    ]
+    assert episode[LogStatsKey("MillEvents", "used", None, ("x", "u"))] == fired_x_u
+
+
 def test_a_failing_step_reducer_on_single_events_names_the_statistic():
     aggregator = LogStatsAggregator()
     aggregator.add_step([EventRecord(MillEvents, MillEvents.produced, {"machine": "a", "count": "three"})])

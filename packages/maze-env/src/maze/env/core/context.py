@@ -31,7 +31,7 @@ class EnvironmentContext:
 
     def pre_step(self) -> None:
         """Prepares a step: the events of the previous step are dropped."""
-        if self.event_service.step_events:
+        if self.event_service.step_events.methods:  # (no len() call: this runs every step)
             self.event_service.clear_step_events()
 
     def increment_env_step(self) -> None:

@@ -10,11 +10,13 @@ and cleared by :meth:`EventService.clear_step_events` when the next step begins.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, TypeVar
+from collections.abc import Sequence
+from operator import itemgetter
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, TypeVar, overload
 
 from maze.env.core._meta import StackTransparentMeta
 
-__all__ = ["EventRecord", "Subscriber", "EventService", "Pubsub"]
+__all__ = ["EventRecord", "EventColumns", "Subscriber", "EventService", "Pubsub"]
 
 TopicType = TypeVar("TopicType")
 
@@ -59,6 +61,103 @@ class EventRecord(_EventFields):
 
 _new_tuple = tuple.__new__
 _tuple_eq = tuple.__eq__
+_TOPIC = itemgetter(0)
+_METHOD = itemgetter(1)
+_ATTRIBUTES = itemgetter(2)
+
+
+def _new_record(topic: type, method: Callable, attributes: dict[str, Any]) -> EventRecord:
+    return _new_tuple(EventRecord, (topic, method, attributes))
+
+
+class EventColumns(Sequence[EventRecord]):
+    """Events in firing order, kept column by column; a sequence of :class:`EventRecord`.
+
+    Components that keep events for long (the statistics keep a whole episode) keep them
+    as columns: a record per event would be one more object for Python's garbage collector
+    to track, and the full collections that many long-lived records trigger cost more
+    than aggregating them. The attribute dicts of events fired with plain values (numbers,
+    strings) are not tracked by the collector at all. Indexing and iterating build records.
+
+    Attributes:
+        topics: The topic class of each event.
+        methods: The event method of each event.
+        attributes: The attributes of each event.
+    """
+
+    __slots__ = ("topics", "methods", "attributes")
+
+    def __init__(self, events: Iterable[EventRecord] = ()) -> None:
+        self.topics: list[type] = []
+        self.methods: list[Callable] = []
+        self.attributes: list[dict[str, Any]] = []
+        self.extend(events)
+
+    def append(self, event: EventRecord) -> None:
+        """Appends one event (the record itself is not kept)."""
+        self.topics.append(event[0])
+        self.methods.append(event[1])
+        self.attributes.append(event[2])
+
+    def extend(self, events: Iterable[EventRecord]) -> None:
+        """Appends events: records, or the events of other columns."""
+        if isinstance(events, EventColumns):
+            self.topics.extend(events.topics)
+            self.methods.extend(events.methods)
+            self.attributes.extend(events.attributes)
+            return
+        records = events if isinstance(events, (list, tuple)) else list(events)
+        self.topics.extend(map(_TOPIC, records))
+        self.methods.extend(map(_METHOD, records))
+        self.attributes.extend(map(_ATTRIBUTES, records))
+
+    def clear(self) -> None:
+        """Removes all events (in place)."""
+        self.topics.clear()
+        self.methods.clear()
+        self.attributes.clear()
+
+    def records(self, start: int = 0, end: Optional[int] = None) -> list[EventRecord]:
+        """The events ``start`` to ``end`` (None: the last) as records."""
+        return self[start:end]
+
+    def query(self, specs: tuple[Callable, ...]) -> list[EventRecord]:
+        """The events of the event methods ``specs``, as records in firing order."""
+        methods = self.methods
+        if len(specs) == 1:
+            spec = specs[0]
+            positions = [position for position, method in enumerate(methods) if method is spec]
+        else:
+            positions = [position for position, method in enumerate(methods) if method in specs]
+        topics, attributes = self.topics, self.attributes
+        return [_new_record(topics[position], methods[position], attributes[position]) for position in positions]
+
+    def __len__(self) -> int:
+        return len(self.methods)
+
+    @overload
+    def __getitem__(self, index: int) -> EventRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[EventRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> EventRecord | list[EventRecord]:
+        if isinstance(index, slice):
+            return list(map(_new_record, self.topics[index], self.methods[index], self.attributes[index]))
+        return _new_record(self.topics[index], self.methods[index], self.attributes[index])
+
+    def __iter__(self) -> Iterator[EventRecord]:
+        return map(_new_record, self.topics, self.methods, self.attributes)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (EventColumns, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"EventColumns({list(self)!r})"
 
 
 class Subscriber(metaclass=StackTransparentMeta):
@@ -89,14 +188,14 @@ class EventService:
     """Records the events of the current step and routes them to subscribers.
 
     Attributes:
-        step_events: The events of the current step, in firing order. The list is cleared
-            in place, never replaced (event firers append to it directly).
+        step_events: The events of the current step, in firing order. The columns are
+            cleared in place, never replaced (event firers append to them directly).
     """
 
     def __init__(self) -> None:
         self._subscribers: dict[type, list[Subscriber]] = {}
         self._all_subscribers: list[Subscriber] = []
-        self.step_events: list[EventRecord] = []
+        self.step_events = EventColumns()
 
     def register_subscriber(self, subscriber: Subscriber) -> None:
         """Delivers future events of the subscriber's topics to it."""
@@ -116,14 +215,21 @@ class EventService:
         Calling it is what :meth:`notify_event` with a new :class:`EventRecord` does, only
         cheaper; subscribers registered later receive the events too.
         """
-        record = self.step_events.append
+        step_events = self.step_events
+        record_topic, record_method, record_attributes = (
+            step_events.topics.append,
+            step_events.methods.append,
+            step_events.attributes.append,
+        )
         # register_subscriber appends to this very list, so the firer sees later subscribers.
         subscribers = self._subscribers.setdefault(topic, [])
 
         def fire(**attributes: Any) -> None:
-            event = _new_tuple(EventRecord, (topic, method, attributes))
-            record(event)
+            record_topic(topic)
+            record_method(method)
+            record_attributes(attributes)
             if subscribers:
+                event = _new_tuple(EventRecord, (topic, method, attributes))
                 for subscriber in subscribers:
                     subscriber.notify_event(event)
 

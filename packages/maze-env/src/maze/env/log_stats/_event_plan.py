@@ -16,8 +16,8 @@ from itertools import chain
 from operator import countOf, itemgetter
 from typing import Any, Optional
 
+from maze.env.core.events import EventColumns
 from maze.env.errors import ConfigurationError, MazeError
-from maze.env.log_stats.event_columns import EventColumns
 from maze.env.log_stats.event_decorators import LogStatsLevel, StatsDefinition, stats_definitions, stats_grouping
 from maze.env.log_stats.log_stats import LogStatsGroup, LogStatsKey, LogStatsValue
 
@@ -97,12 +97,18 @@ class EventPlan:
         if not self.grouping:
             return [((), ordinals, values)]
         try:
-            if len(self.grouping) > 1:
-                keys = list(map(itemgetter(*self.grouping), attributes))
-            else:
-                keys = list(zip(map(itemgetter(self.grouping[0]), attributes)))
+            columns = [list(map(itemgetter(name), attributes)) for name in self.grouping]
         except KeyError:
-            keys = [self.split(event_attributes)[0] for event_attributes in attributes]  # raises the error
+            for event_attributes in attributes:
+                self.split(event_attributes)  # raises the error naming the missing attribute
+            raise
+        cycle = _cycle_length(columns)
+        if cycle:
+            return [
+                (tuple(column[index] for column in columns), ordinals[index::cycle], values[index::cycle])
+                for index in range(cycle)
+            ]
+        keys = list(zip(*columns, strict=True))
         if len(dict.fromkeys(keys)) == 1:
             return [(keys[0], ordinals, values)]
         positions: defaultdict[LogStatsGroup, list[int]] = defaultdict(list)
@@ -154,6 +160,31 @@ class EventPlan:
             return [reducer([value]) for value in values]
         except Exception:
             return [reduce_values(self, definition, [value]) for value in values]  # raises the descriptive error
+
+
+_MAX_CYCLE = 64
+
+
+def _cycle_length(columns: list[list]) -> int:
+    """How many groups the events cycle through, when they do in a fixed order (else 0).
+
+    Events fired by the same firers in the same order every step do: the monitoring
+    wrapper's action events cycle through the action keys. Their groups are then slices
+    ``[index::cycle]``, found without hashing a key per event.
+
+    Args:
+        columns: Per grouping attribute, its value in each event.
+    """
+    head = list(zip(*(column[: _MAX_CYCLE + 1] for column in columns), strict=True))
+    try:
+        cycle = head.index(head[0], 1)
+    except ValueError:
+        return 0
+    count = len(columns[0])
+    if count % cycle or len(set(head[:cycle])) != cycle:
+        return 0
+    repeats = count // cycle
+    return cycle if all(column == column[:cycle] * repeats for column in columns) else 0
 
 
 _PLANS: dict[tuple[str, Callable], Optional[EventPlan]] = {}

@@ -30,10 +30,9 @@ from itertools import chain, repeat
 from operator import sub
 from typing import Optional
 
-from maze.env.core.events import EventRecord
+from maze.env.core.events import EventColumns, EventRecord
 from maze.env.errors import ConfigurationError
 from maze.env.log_stats._event_plan import EventPlan, episode_step_stats, plan_for, reduce_values
-from maze.env.log_stats.event_columns import EventColumns
 from maze.env.log_stats.event_decorators import LogStatsLevel
 from maze.env.log_stats.log_stats import LogStats, LogStatsGroup, LogStatsKey
 
@@ -54,7 +53,7 @@ class EpisodeStatsBatch:
     episodes: list[LogStats] = field(default_factory=list)
 
 
-def step_stats(events: Sequence[EventRecord] | EventColumns) -> LogStats:
+def step_stats(events: Sequence[EventRecord]) -> LogStats:
     """The step statistics of one step's events."""
     columns = events if isinstance(events, EventColumns) else EventColumns(events)
     stats: LogStats = {}
@@ -98,7 +97,7 @@ class LogStatsAggregator:
         """Adds the events of one step of the running episode."""
         self.add_steps(events, (len(events),))
 
-    def add_steps(self, events: Sequence[EventRecord] | EventColumns, step_ends: Sequence[int]) -> None:
+    def add_steps(self, events: Sequence[EventRecord], step_ends: Sequence[int]) -> None:
         """Adds the events of several steps of the running episode, given in one sequence.
 
         Args:
@@ -111,10 +110,7 @@ class LogStatsAggregator:
         starts = [0, *step_ends[:-1]]
         steps = range(self._step_count, self._step_count + len(step_ends))
         self._event_steps.extend(chain.from_iterable(map(repeat, steps, map(sub, step_ends, starts))))
-        if isinstance(events, EventColumns):
-            self._step_events.extend_columns(events)
-        else:
-            self._step_events.extend(events)
+        self._step_events.extend(events)
         self._step_count += len(step_ends)
         self._last_step_start = len(self._step_events) - (step_ends[-1] - starts[-1])
 

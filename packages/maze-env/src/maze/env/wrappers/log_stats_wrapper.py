@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
-from maze.env.core.events import EventRecord
+from maze.env.core.events import EventColumns, EventRecord
 from maze.env.log_events.episode_event_log import EpisodeEventLog
 from maze.env.log_events.log_events_writer_registry import LogEventsWriterRegistry
 from maze.env.log_events.step_event_log import StepEventLog
 from maze.env.log_stats.aggregator import EpisodeStatsBatch, LogStatsAggregator, step_stats
 from maze.env.log_stats.base_events import BaseEnvEvents
-from maze.env.log_stats.event_columns import EventColumns
 from maze.env.log_stats.event_decorators import LogStatsLevel
 from maze.env.log_stats.global_state import log_stats
 from maze.env.log_stats.log_stats import LogStats, LogStatsKey
@@ -76,16 +75,15 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
         """Steps the env and records the step's reward and events."""
         env_time = self._env_time()
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        events = self._step_events_source()
-        if events:
-            self._events.extend(events)
-        self._rewards.append(reward)
+        result = self.env.step(action)
+        events = self._events
+        events.extend(self._step_events_source())
+        self._rewards.append(result[1])
         self._env_times.append(env_time)
-        self._step_ends.append(len(self._events.methods))
-        if terminated or truncated:
+        self._step_ends.append(len(events.methods))
+        if result[2] or result[3]:
             self._end_episode()
-        return observation, reward, terminated, truncated, info
+        return result
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[Any, dict]:
         """Ends the statistics of an unfinished episode, then resets the env."""
