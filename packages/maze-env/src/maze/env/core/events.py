@@ -2,16 +2,18 @@
 
 An *event topic* is a plain class whose methods declare events (their keyword arguments
 are the event's attributes). A :class:`Pubsub` hands out topic proxies; calling
-``proxy.some_event(x=1)`` records an :class:`EventRecord` and delivers it to every
-:class:`Subscriber` registered for that topic. Records are kept for the current env step
-and cleared by :meth:`EventService.clear_step_events` when the next step begins.
+``proxy.some_event(x=1)`` records the event and delivers it as an :class:`EventRecord` to
+every :class:`Subscriber` registered for that topic. The events of the current env step are
+kept as :class:`EventColumns` (a sequence of records, stored column by column) and cleared
+by :meth:`EventService.clear_step_events` when the next step begins.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import is_, itemgetter
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, TypeVar, overload
 
 from maze.env.core._meta import StackTransparentMeta
@@ -91,7 +93,8 @@ class EventColumns(Sequence[EventRecord]):
         self.topics: list[type] = []
         self.methods: list[Callable] = []
         self.attributes: list[dict[str, Any]] = []
-        self.extend(events)
+        if events:
+            self.extend(events)
 
     def append(self, event: EventRecord) -> None:
         """Appends one event (the record itself is not kept)."""
@@ -125,12 +128,17 @@ class EventColumns(Sequence[EventRecord]):
         """The events of the event methods ``specs``, as records in firing order."""
         methods = self.methods
         if len(specs) == 1:
-            spec = specs[0]
-            positions = [position for position, method in enumerate(methods) if method is spec]
+            selected = list(map(is_, methods, repeat(specs[0])))
         else:
-            positions = [position for position, method in enumerate(methods) if method in specs]
-        topics, attributes = self.topics, self.attributes
-        return [_new_record(topics[position], methods[position], attributes[position]) for position in positions]
+            selected = list(map(specs.__contains__, methods))
+        return list(
+            map(
+                _new_record,
+                compress(self.topics, selected),
+                compress(methods, selected),
+                compress(self.attributes, selected),
+            )
+        )
 
     def __len__(self) -> int:
         return len(self.methods)

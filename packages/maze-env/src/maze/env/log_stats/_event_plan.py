@@ -129,18 +129,19 @@ class EventPlan:
                 pass
         return [self.split(event_attributes)[1] for event_attributes in attributes]
 
-    def step_stats(self, step_indices: list[int], values: list) -> dict[Optional[str], list]:
+    def step_stats(self, ordinals: list[int], step_of: Sequence[int], values: list) -> dict[Optional[str], list]:
         """The step statistics of one group of events, by output name (one entry per step with events).
 
         Args:
-            step_indices: The step of each event, non-decreasing.
+            ordinals: The position of each event among all events, increasing.
+            step_of: The step of the event at each position (non-decreasing).
             values: The value of each event.
         """
-        if len(set(step_indices)) == len(step_indices):  # at most one event per step
+        if len(set(map(step_of.__getitem__, ordinals))) == len(ordinals):  # at most one event per step
             return {definition.output_name: self._reduce_singles(definition, values) for definition in self.step}
         runs: list[list] = []
         previous = None
-        for step_index, value in zip(step_indices, values, strict=True):
+        for step_index, value in zip(map(step_of.__getitem__, ordinals), values, strict=True):
             if step_index != previous:
                 runs.append([])
                 previous = step_index
@@ -302,7 +303,7 @@ def episode_step_stats(events: EventColumns, step_of: Sequence[int], only_episod
     for _, plan, group in sorted(firsts, key=itemgetter(0)):
         if (plan, group) not in stats:
             group_ordinals, values = _merged(parts[(plan, group)])
-            stats[(plan, group)] = plan.step_stats(list(map(step_of.__getitem__, group_ordinals)), values)
+            stats[(plan, group)] = plan.step_stats(group_ordinals, step_of, values)
     return stats
 
 

@@ -90,15 +90,15 @@ class MazeEnvMonitoringWrapper(Wrapper[Any]):
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
         """Steps the env and fires the enabled events."""
         step_key = self._only_key if self._only_key is not None else self.env.actor_id()[0]
-        observation, reward, terminated, truncated, info = self.env.step(action)
+        result = self.env.step(action)
         if self.action_logging:
             for fire, substep_name, key, name in self._action_firers[step_key]:
                 fire(substep_name=substep_name, name=name, value=action if key is None else action[key])
         if self.observation_logging:
-            self._fire_observations(observation)
+            self._fire_observations(result[0])
         if self.reward_logging:
-            self._fire_reward(value=reward)
-        return observation, reward, terminated, truncated, info
+            self._fire_reward(value=result[1])
+        return result
 
     def _fire_observations(self, observation: Any) -> None:
         step_key = self._only_key if self._only_key is not None else self.env.actor_id()[0]
