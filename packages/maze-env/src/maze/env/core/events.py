@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import is_, itemgetter
+from itertools import compress
+from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, TypeVar, overload
 
 from maze.env.core._meta import StackTransparentMeta
@@ -66,6 +66,18 @@ _tuple_eq = tuple.__eq__
 _TOPIC = itemgetter(0)
 _METHOD = itemgetter(1)
 _ATTRIBUTES = itemgetter(2)
+
+
+def _positions_of(items: list, item: Any) -> list[int]:
+    """The positions of ``item`` in ``items`` (``list.index`` searches in C: fast for rare items)."""
+    positions: list[int] = []
+    position = -1
+    try:
+        while True:
+            position = items.index(item, position + 1)
+            positions.append(position)
+    except ValueError:
+        return positions
 
 
 def _new_record(topic: type, method: Callable, attributes: dict[str, Any]) -> EventRecord:
@@ -128,17 +140,11 @@ class EventColumns(Sequence[EventRecord]):
         """The events of the event methods ``specs``, as records in firing order."""
         methods = self.methods
         if len(specs) == 1:
-            selected = list(map(is_, methods, repeat(specs[0])))
+            positions = _positions_of(methods, specs[0])
         else:
-            selected = list(map(specs.__contains__, methods))
-        return list(
-            map(
-                _new_record,
-                compress(self.topics, selected),
-                compress(methods, selected),
-                compress(self.attributes, selected),
-            )
-        )
+            positions = list(compress(range(len(methods)), map(specs.__contains__, methods)))
+        topics, attributes = self.topics, self.attributes
+        return [_new_record(topics[position], methods[position], attributes[position]) for position in positions]
 
     def __len__(self) -> int:
         return len(self.methods)

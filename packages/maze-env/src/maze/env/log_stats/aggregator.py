@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, repeat
-from operator import sub
 from typing import Optional
 
+import numpy as np
 from maze.env.core.events import EventColumns, EventRecord
 from maze.env.errors import ConfigurationError
 from maze.env.log_stats._event_plan import EventPlan, episode_step_stats, plan_for, reduce_values
@@ -107,12 +106,12 @@ class LogStatsAggregator:
         """
         if not step_ends:
             return
-        starts = [0, *step_ends[:-1]]
-        steps = range(self._step_count, self._step_count + len(step_ends))
-        self._event_steps.extend(chain.from_iterable(map(repeat, steps, map(sub, step_ends, starts))))
+        events_per_step = np.diff(step_ends, prepend=0)
+        steps = np.arange(self._step_count, self._step_count + len(step_ends))
+        self._event_steps.extend(np.repeat(steps, events_per_step).tolist())
         self._step_events.extend(events)
         self._step_count += len(step_ends)
-        self._last_step_start = len(self._step_events) - (step_ends[-1] - starts[-1])
+        self._last_step_start = len(self._step_events) - int(events_per_step[-1])
 
     def add_step_stats(self, topic: type, event: Callable, values: list) -> None:
         """Adds unnamed, ungrouped step statistics of ``event`` computed by the caller, one per step.
