@@ -1,8 +1,9 @@
 """LogStatsAggregator: events of steps → step, episode and epoch statistics.
 
 The aggregator follows the declarations of :mod:`maze.env.log_stats.event_decorators`.
-It does no work while an episode runs: :meth:`LogStatsAggregator.add_step` only keeps a
-reference to the step's events, and :meth:`~LogStatsAggregator.end_episode` computes the
+It does no work while an episode runs: :meth:`LogStatsAggregator.add_step` only copies the
+step's events into its :class:`~maze.env.core.events.EventColumns` (no object per event for
+the garbage collector), and :meth:`~LogStatsAggregator.end_episode` computes the
 step statistics of every kept step and reduces them to episode statistics. Epoch
 statistics are computed by :meth:`~LogStatsAggregator.reduce`.
 
