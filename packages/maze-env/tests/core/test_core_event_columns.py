@@ -27,7 +27,7 @@ def test_columns_behave_like_a_list_of_records():
     columns.append(POURED_B)
     assert len(columns) == 3 and columns == [BOILED, POURED_A, POURED_B]
     assert columns[0] == BOILED and type(columns[0]) is EventRecord and columns[-1] == POURED_B
-    assert columns[1:] == [POURED_A, POURED_B] and columns.records(1, 2) == [POURED_A]
+    assert columns[1:] == [POURED_A, POURED_B] and columns[1:2] == [POURED_A]
     assert list(columns) == [BOILED, POURED_A, POURED_B] and POURED_A in columns
     assert columns.topics == [KitchenEvents] * 3
     assert columns.methods == [KitchenEvents.kettle_boiled, KitchenEvents.cup_poured, KitchenEvents.cup_poured]

@@ -68,6 +68,11 @@ _METHOD = itemgetter(1)
 _ATTRIBUTES = itemgetter(2)
 
 
+def as_event_specs(event_spec: Callable | Iterable[Callable]) -> tuple[Callable, ...]:
+    """The event methods of ``event_spec`` (one event method or several) as a tuple."""
+    return (event_spec,) if callable(event_spec) else tuple(event_spec)
+
+
 def _positions_of(items: list, item: Any) -> list[int]:
     """The positions of ``item`` in ``items`` (``list.index`` searches in C: fast for rare items)."""
     positions: list[int] = []
@@ -132,10 +137,6 @@ class EventColumns(Sequence[EventRecord]):
         self.methods.clear()
         self.attributes.clear()
 
-    def records(self, start: int = 0, end: Optional[int] = None) -> list[EventRecord]:
-        """The events ``start`` to ``end`` (None: the last) as records."""
-        return self[start:end]
-
     def query(self, specs: tuple[Callable, ...]) -> list[EventRecord]:
         """The events of the event methods ``specs``, as records in firing order."""
         methods = self.methods
@@ -190,7 +191,7 @@ class Subscriber(metaclass=StackTransparentMeta):
 
     def query_events(self, event_spec: Callable | Iterable[Callable]) -> Iterator[EventRecord]:
         """Yields the stored events of one event method (or of several)."""
-        specs = (event_spec,) if callable(event_spec) else tuple(event_spec)
+        specs = as_event_specs(event_spec)
         return (event for event in self.events if event.interface_method in specs)
 
     def clear_events(self) -> None:

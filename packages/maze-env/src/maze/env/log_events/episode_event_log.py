@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from typing import Optional
 
-from maze.env.core.events import EventRecord
-from maze.env.log_events.step_event_log import EventSpec, StepEventLog, as_event_specs
+from maze.env.core.events import EventRecord, as_event_specs
+from maze.env.log_events.step_event_log import EventSpec, StepEventLog
 
 __all__ = ["EpisodeEventLog"]
 

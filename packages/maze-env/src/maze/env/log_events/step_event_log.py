@@ -5,17 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from maze.env.core.events import EventRecord
+from maze.env.core.events import EventRecord, as_event_specs
 
-__all__ = ["StepEventLog", "EventSpec", "as_event_specs"]
+__all__ = ["StepEventLog", "EventSpec"]
 
 EventSpec = Callable | Iterable[Callable]
 """One event method of a topic class (``InventoryEvents.piece_replenished``) or several."""
-
-
-def as_event_specs(event_spec: EventSpec) -> tuple[Callable, ...]:
-    """The event methods of ``event_spec`` as a tuple."""
-    return (event_spec,) if callable(event_spec) else tuple(event_spec)
 
 
 @dataclass

@@ -227,7 +227,7 @@ class LogStatsAggregator:
                 finished episode; ``EPOCH``: the statistics of the last reduced epoch.
         """
         if level == LogStatsLevel.STEP:
-            return step_stats(self._step_events.records(self._last_step_start)) if self._step_count else {}
+            return step_stats(self._step_events[self._last_step_start :]) if self._step_count else {}
         if level == LogStatsLevel.EPISODE:
             return dict(self._last_episode)
         return dict(self._last_epoch)

@@ -103,7 +103,7 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
             return self._aggregator.get_stats(level)
         if self._rewards:
             ends = self._step_ends
-            reward, events = self._rewards[-1], self._events.records(ends[-2] if len(ends) > 1 else 0, ends[-1])
+            reward, events = self._rewards[-1], self._events[ends[-2] if len(ends) > 1 else 0 : ends[-1]]
         else:
             reward, events = self._last_step
         if reward is None:
@@ -132,7 +132,7 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
     def _end_episode(self) -> None:
         rewards, env_times, ends, events = self._rewards, self._env_times, self._step_ends, self._events
         self._rewards, self._env_times, self._step_ends, self._events = [], [], [], EventColumns()
-        self._last_step = (rewards[-1], events.records(ends[-2] if len(ends) > 1 else 0))
+        self._last_step = (rewards[-1], events[ends[-2] if len(ends) > 1 else 0 :])
         aggregator = self._aggregator
         if events:
             aggregator.add_steps(events, ends)
@@ -179,10 +179,10 @@ def _step_event_logs(rewards: list, env_times: list[int], events: EventColumns, 
         events: The events of all ``step()`` calls, in order.
         ends: Per ``step()`` call, the end of its events in ``events``.
     """
-    step_events = [events.records(start, end) for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+    step_events = [events[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
     for call_events, reward in zip(step_events, rewards, strict=True):
         call_events.append(EventRecord(BaseEnvEvents, BaseEnvEvents.reward, {"value": reward}))
-    if env_times[-1] - env_times[0] == len(env_times) - 1:  # one env step per step() call (flat envs)
+    if _one_env_step_per_call(env_times):
         return list(map(StepEventLog, env_times, step_events))
     step_event_logs: list[StepEventLog] = []
     for env_time, call_events in zip(env_times, step_events, strict=True):
@@ -195,7 +195,7 @@ def _step_event_logs(rewards: list, env_times: list[int], events: EventColumns, 
 
 def _distinct_in_order(env_times: list[int]) -> list[int]:
     """The env times of the env steps: consecutive ``step()`` calls with the same env time count once."""
-    if env_times[-1] - env_times[0] == len(env_times) - 1:
+    if _one_env_step_per_call(env_times):
         return env_times
     return [time for index, time in enumerate(env_times) if index == 0 or env_times[index - 1] != time]
 
@@ -220,9 +220,14 @@ def _past_maze_env_delegation(method: Callable[[], Any]) -> Callable[[], Any]:
 _MAZE_ENV_DELEGATIONS = ("get_step_events", "get_env_time")
 
 
+def _one_env_step_per_call(env_times: list[int]) -> bool:
+    """Whether every ``step()`` call was an env step of its own (flat envs): no sub-steps share an env time."""
+    return env_times[-1] - env_times[0] == len(env_times) - 1
+
+
 def _rewards_per_env_step(rewards: list, env_times: list[int]) -> list:
     """Sums the rewards of the sub-steps of each env step (consecutive steps with the same env time)."""
-    if env_times[-1] - env_times[0] == len(env_times) - 1:
+    if _one_env_step_per_call(env_times):
         return rewards  # every step() was an env step of its own (flat envs)
     summed = [rewards[0]]
     for previous_time, time, reward in zip(env_times[:-1], env_times[1:], rewards[1:], strict=True):
