@@ -16,6 +16,7 @@ from maze.train.runners.env_factory import (
 )
 from maze.train.runners.run_dir import write_training_summary
 from maze.train.runners.training_runner import TrainingRunner
+from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.common.model_selection import BestModelSelection
 
 __all__ = ["ACDevRunner", "ACLocalRunner", "ACRunner"]
@@ -35,10 +36,8 @@ class ACRunner(TrainingRunner):
         """``(envs, in worker processes?)`` for a ``concurrency`` setting (0: automatic)."""
         raise NotImplementedError
 
-    def setup_trainer(self, algorithm: dict[str, Any]) -> None:
+    def setup_trainer(self, config: ActorCriticAlgorithmConfig) -> None:
         """Builds ``self.trainer``: train/eval vector envs, actor-critic model, evaluator, model selection."""
-        evaluator_config = algorithm.pop("rollout_evaluator", None)
-        config = self.trainer_class.config_class.from_config(algorithm)
         model = self.composer.torch_actor_critic(self.device)
         if self.input_run is not None:
             self.load_input_model(model)
@@ -53,7 +52,7 @@ class ACRunner(TrainingRunner):
         print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
         train_env = build_vector_env(self.env_factory, n_envs, subprocesses)
         try:
-            evaluator = self._evaluator(evaluator_config)
+            evaluator = self._evaluator(config.rollout_evaluator)
         except BaseException:
             train_env.close()
             raise

@@ -31,6 +31,7 @@ from maze.train.runners.env_factory import EnvFactory
 from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import InputRun
 from maze.train.tensorboard import LogStatsWriterTensorboard
+from maze.train.trainers.common.config import AlgorithmConfig
 
 __all__ = ["TrainingRunner"]
 
@@ -81,8 +82,8 @@ class TrainingRunner(Runner):
         """
         self.cfg = to_plain_config(cfg)
         self.run_dir = Path.cwd()
-        algorithm = dict(self.cfg.get("algorithm") or {})
-        self.device = _check_device(algorithm.get("device", "cpu"))
+        self.algorithm_config = self.trainer_class.config_class.from_config(dict(self.cfg.get("algorithm") or {}))
+        self.device = _check_device(getattr(self.algorithm_config, "device", "cpu"))
         self.seeding = MazeSeeding.from_config(self.cfg.get("seeding"))
         if self.seeding.cudnn_determinism_flag:
             torch.backends.cudnn.deterministic = True
@@ -101,15 +102,15 @@ class TrainingRunner(Runner):
         self.graph_drawing = GraphDrawing(self.composer, self.run_dir)
         self._register_writers()
         try:
-            self.setup_trainer(algorithm)
+            self.setup_trainer(self.algorithm_config)
         except BaseException:
             self.graph_drawing.join()
             self.close()
             raise
 
     @abstractmethod
-    def setup_trainer(self, algorithm: dict[str, Any]) -> None:
-        """Builds the trainer (``self.trainer``) from the algorithm config and the pieces of :meth:`setup`."""
+    def setup_trainer(self, config: AlgorithmConfig) -> None:
+        """Builds the trainer (``self.trainer``) from the validated algorithm config and the pieces of :meth:`setup`."""
 
     # --- pieces ----------------------------------------------------------------------------
 

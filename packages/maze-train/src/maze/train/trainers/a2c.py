@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.actor_critic.trainer import ActorCritic
+from maze.train.trainers.common.config import bounded
 
 __all__ = ["A2C", "A2CAlgorithmConfig"]
 
@@ -15,7 +16,7 @@ __all__ = ["A2C", "A2CAlgorithmConfig"]
 class A2CAlgorithmConfig(ActorCriticAlgorithmConfig):
     """The keys of ``algorithm/a2c.yaml`` (see :class:`ActorCriticAlgorithmConfig`)."""
 
-    lr: float = 0.0005
+    lr: float = bounded(0.0005, gt=0)
 
 
 class A2C(ActorCritic):

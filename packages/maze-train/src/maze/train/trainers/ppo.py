@@ -8,6 +8,7 @@ import torch
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.actor_critic.trainer import ActorCritic
+from maze.train.trainers.common.config import bounded
 
 __all__ = ["PPO", "PPOAlgorithmConfig", "clipped_surrogate_loss"]
 
@@ -22,10 +23,10 @@ class PPOAlgorithmConfig(ActorCriticAlgorithmConfig):
         clip_range: The clipping range of the probability ratio.
     """
 
-    lr: float = 0.00025
-    batch_size: int = 100
-    n_optimization_epochs: int = 4
-    clip_range: float = 0.2
+    lr: float = bounded(0.00025, gt=0)
+    batch_size: int = bounded(100, ge=1)
+    n_optimization_epochs: int = bounded(4, ge=1)
+    clip_range: float = bounded(0.2, gt=0)
 
 
 def clipped_surrogate_loss(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from maze.train.trainers.common.config import AlgorithmConfig
+from maze.train.trainers.common.config import AlgorithmConfig, bounded
 
 __all__ = ["ActorCriticAlgorithmConfig"]
 
@@ -32,18 +32,18 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
         target_reward: Stop as soon as an evaluation's mean return reaches this value (None: never).
     """
 
-    n_epochs: int = 0
-    epoch_length: int = 25
-    patience: int = 15
-    critic_burn_in_epochs: int = 0
-    n_rollout_steps: int = 100
-    lr: float = 0.0005
-    gamma: float = 0.98
-    gae_lambda: float = 1.0
-    policy_loss_coef: float = 1.0
-    value_loss_coef: float = 0.5
-    entropy_coef: float = 0.00025
-    max_grad_norm: float = 0.0
+    n_epochs: int = bounded(0, ge=0)
+    epoch_length: int = bounded(25, ge=1)
+    patience: int = bounded(15, ge=0)
+    critic_burn_in_epochs: int = bounded(0, ge=0)
+    n_rollout_steps: int = bounded(100, ge=1)
+    lr: float = bounded(0.0005, gt=0)
+    gamma: float = bounded(0.98, gt=0, le=1)
+    gae_lambda: float = bounded(1.0, ge=0, le=1)
+    policy_loss_coef: float = bounded(1.0, ge=0)
+    value_loss_coef: float = bounded(0.5, ge=0)
+    entropy_coef: float = bounded(0.00025, ge=0)
+    max_grad_norm: float = bounded(0.0, ge=0)
     device: str = "cpu"
     rollout_evaluator: Any = None
     target_reward: Optional[float] = None
