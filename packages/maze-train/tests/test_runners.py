@@ -245,25 +245,27 @@ def test_a_model_without_critic_gets_the_default_critic(tmp_path: Path, capsys, 
 def test_input_dir_resumes_model_optimizer_and_best_reward(ppo_run: Path, tmp_path: Path, capsys) -> None:
     before = files_of(ppo_run)
     stored_best = yaml.safe_load((ppo_run / "training_state.yaml").read_text())["best_reward"]
-    runner = set_up(tmp_path, job_config(input_dir=ppo_run, lr=5e-4))
+    runner = set_up(tmp_path, job_config(input_dir=ppo_run, lr=5e-4, n_epochs=2))
 
     trainer = runner.trainer
     assert same_state(trainer.model.state_dict(), load_state_dict_file(ppo_run / "state_dict.pt"))
     stored_optimizer = load_state_dict_file(ppo_run / "optimizer.pt")
     assert all(
-        torch.equal(moment, stored_optimizer["exp_avg"][str(index)])
+        torch.equal(moment, stored_optimizer["optimizer"]["exp_avg"][str(index)])
         for index, moment in enumerate(trainer.optimizer.exp_avg)
     )
     # Two PPO updates of four optimization epochs (the 32 rows of a rollout fit one minibatch).
     assert float(trainer.optimizer.steps[0]) == 2 * 4
     assert trainer.optimizer.lr == 5e-4  # the configured learning rate, not the stored one
     assert trainer.best_reward == stored_best
+    assert (trainer.epochs_done, trainer.env_steps) == (1, ENV_STEPS)
 
-    runner.run()
+    runner.run()  # n_epochs counts the total: one more epoch
 
     output = capsys.readouterr().out
     assert f"Initialized the model from input_dir {ppo_run}" in output
-    assert f"Resumed the optimizer state from {ppo_run / 'optimizer.pt'}" in output
+    assert f"Resumed from input_dir {ppo_run}: epoch 1, {ENV_STEPS} env steps, best score" in output
+    assert "optimizer state" in output
     assert "Evaluating the model of input_dir before training" in output
     # The initial evaluation is logged at step 0, the evaluation after the epoch at step 1.
     assert [step for step, _ in read_scalars(tmp_path)["eval_BaseEnvEvents/reward/mean"]] == [0, 1]

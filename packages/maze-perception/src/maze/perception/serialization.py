@@ -11,46 +11,27 @@
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import torch
 import yaml
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import to_plain_config
+from maze.env.utils.files import atomic_write_bytes
+from maze.env.utils.finite import NonFiniteValueError
 
 __all__ = [
     "atomic_write_bytes",
     "check_tensors_only",
+    "find_non_finite_tensor",
     "load_state_dict_file",
     "save_model_config",
     "save_state_dict",
 ]
 
 PathType = Union[str, Path]
-
-
-def atomic_write_bytes(path: PathType, payload: bytes) -> None:
-    """Writes ``payload`` to ``path`` via a temporary file and an atomic rename.
-
-    Raises:
-        OSError: If the directory cannot be written; the old file, if any, is untouched.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(payload)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
 
 
 def check_tensors_only(state_dict: Mapping[str, Any], where: str = "state_dict") -> None:
@@ -71,6 +52,19 @@ def check_tensors_only(state_dict: Mapping[str, Any], where: str = "state_dict")
             )
 
 
+def find_non_finite_tensor(state_dict: Mapping[str, Any], where: str = "") -> Optional[str]:
+    """The name (``network.parameter``) of the first floating tensor holding NaN or inf, or None."""
+    for key, value in state_dict.items():
+        name = f"{where}.{key}" if where else str(key)
+        if isinstance(value, Mapping):
+            found = find_non_finite_tensor(value, name)
+            if found is not None:
+                return found
+        elif isinstance(value, torch.Tensor) and value.is_floating_point() and not torch.isfinite(value).all():
+            return name
+    return None
+
+
 def save_state_dict(state_dict: Mapping[str, Any], path: PathType) -> None:
     """Saves a tensors-only (nested) state dict atomically with ``torch.save``.
 
@@ -78,8 +72,16 @@ def save_state_dict(state_dict: Mapping[str, Any], path: PathType) -> None:
 
     Raises:
         ConfigurationError: If the state dict holds anything but tensors and nested dicts.
+        NonFiniteValueError: If a tensor holds NaN or inf; nothing is written (the previous
+            file stays).
     """
     check_tensors_only(state_dict)
+    culprit = find_non_finite_tensor(state_dict)
+    if culprit is not None:
+        raise NonFiniteValueError(
+            f"not saving {str(path)!r}: {culprit} holds NaN or inf values (the training diverged); the previous "
+            "file is kept"
+        )
     buffer = io.BytesIO()
     torch.save(_to_cpu(state_dict), buffer)
     atomic_write_bytes(path, buffer.getvalue())
@@ -97,7 +99,7 @@ def load_state_dict_file(path: PathType, map_location: Union[str, torch.device, 
     Raises:
         FileNotFoundError: Naming the missing file.
         ConfigurationError: If the file is no tensors-only checkpoint (e.g. a pickled model, or a dict
-            holding numbers or strings besides tensors).
+            holding numbers or strings besides tensors), or a tensor holds NaN or inf.
     """
     path = Path(path)
     if not path.is_file():
@@ -115,6 +117,12 @@ def load_state_dict_file(path: PathType, map_location: Union[str, torch.device, 
             f"{str(path)!r} holds a {type(state_dict).__name__}, not a state dict (network name -> parameters)"
         )
     check_tensors_only(state_dict, repr(str(path)))
+    culprit = find_non_finite_tensor(state_dict)
+    if culprit is not None:
+        raise ConfigurationError(
+            f"{str(path)!r} cannot be used: {culprit} holds NaN or inf values (it was saved by a diverged "
+            "training run or altered); load a checkpoint with finite parameters"
+        )
     return state_dict
 
 

@@ -14,9 +14,7 @@ which is then renamed to its final name, so a process killed mid-write leaves no
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Union
 
@@ -24,6 +22,7 @@ import cloudpickle
 from maze.env.errors import MazeError
 from maze.env.trajectory_recording.records import TrajectoryRecord
 from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriter
+from maze.env.utils.files import atomic_write
 
 __all__ = ["TrajectoryWriterFile", "TrajectoryLoadError", "load_trajectory"]
 
@@ -61,15 +60,7 @@ class TrajectoryWriterFile(TrajectoryWriter):
                 f"trajectory record id {stem!r} cannot be used as a file name; episode ids must consist of letters, "
                 "digits, '_', '.' and '-' (e.g. a UUID)"
             )
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        descriptor, temp_name = tempfile.mkstemp(dir=self.log_dir, prefix=f".{stem}.", suffix=".tmp")
-        try:
-            with os.fdopen(descriptor, "wb") as file:
-                cloudpickle.dump(episode_record, file)
-            os.replace(temp_name, self.log_dir / f"{stem}.pkl")
-        except BaseException:
-            Path(temp_name).unlink(missing_ok=True)
-            raise
+        atomic_write(self.log_dir / f"{stem}.pkl", lambda file: cloudpickle.dump(episode_record, file), durable=False)
 
 
 def load_trajectory(path: Union[str, Path], record_type: type[TrajectoryRecord] = TrajectoryRecord) -> TrajectoryRecord:

@@ -21,6 +21,7 @@ import numpy as np
 from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
 from maze.env.vector.vector_env import StructuredVectorEnv
+from maze.train.guards import NonFiniteGuard
 
 __all__ = ["RolloutBatch", "RolloutCollector", "SubStepBatch"]
 
@@ -107,6 +108,8 @@ class RolloutCollector:
         self._substeps: list[SubStepBatch] = []
         self.env_steps = 0
         """Env steps of all envs collected so far (sub-steps of one env step count once)."""
+        self.guard = NonFiniteGuard()
+        """Checks every observation before the policy acts on it (the trainer shares its guard)."""
 
     def collect(self, policy: Any) -> RolloutBatch:
         """Runs ``T`` env steps in every env with ``policy`` sampling actions.
@@ -129,6 +132,7 @@ class RolloutCollector:
         observation = self._observation
         for t in range(self.n_steps):
             for k in range(self.n_slots):
+                self.guard.check_observation(observation, self.env_steps + t * self.env.n_envs, k)
                 slot = self._slot(k, t, observation)
                 for key, value in observation.items():
                     slot.observations[key][t] = value

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from maze.env.utils.factory import Factory
-from maze.perception.serialization import load_state_dict_file
 from maze.train.evaluators.rollout_evaluator import Evaluator
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.runners.env_factory import (
@@ -46,7 +45,6 @@ class ACRunner(TrainingRunner):
             model,
             dump_interval=self.dump_interval,
             best_reward=self.input_run.best_reward if self.input_run else float("-inf"),
-            on_improvement=lambda: self.trainer.save_training_state(self.run_dir, self.model_selection.best_reward),
         )
         n_envs, subprocesses = self.env_placement(self.concurrency)
         print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
@@ -60,8 +58,6 @@ class ACRunner(TrainingRunner):
         self.trainer = self.trainer_class(
             config, RolloutCollector(train_env, config.n_rollout_steps, seeds), evaluator, model, self.model_selection
         )
-        if self.input_run is not None:
-            self._resume_trainer()
 
     def _evaluator(self, config: Optional[Any]) -> Optional[Evaluator]:
         if not config:
@@ -77,17 +73,6 @@ class ACRunner(TrainingRunner):
         return Factory(Evaluator, ("maze.train.evaluators",)).instantiate(
             config, eval_env=eval_env, model_selection=self.model_selection, seeds=seeds
         )
-
-    def _resume_trainer(self) -> None:
-        """Takes the optimizer state and best score of ``input_dir`` (the configured learning rate stays)."""
-        self.trainer.best_reward = self.input_run.best_reward
-        optimizer_file = self.input_run.optimizer_file
-        if optimizer_file.is_file():
-            try:
-                self.trainer.optimizer.load_state_dict(load_state_dict_file(optimizer_file))
-                print(f"Resumed the optimizer state from {optimizer_file}")
-            except Exception as error:  # a state of other parameters: warm-start with a fresh optimizer
-                print(f"Optimizer state of {optimizer_file} not used ({error}); starting with a fresh optimizer")
 
     def run(self, n_epochs: Optional[int] = None) -> float:
         """Trains (after evaluating a warm-started model once) and writes ``training_summary.json``.

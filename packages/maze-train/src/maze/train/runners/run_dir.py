@@ -7,11 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
 from maze.env.errors import ConfigurationError
 from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
 from maze.perception.serialization import atomic_write_bytes
-from maze.train.trainers.actor_critic.trainer import OPTIMIZER_FILE, TRAINING_STATE_FILE, TrainingResult
+from maze.train.trainers.common.training_state import OPTIMIZER_FILE, TRAINING_STATE_FILE, TrainingResult, TrainingState
 
 __all__ = ["InputRun", "SUMMARY_FILE", "write_training_summary"]
 
@@ -57,14 +56,8 @@ class InputRun:
         run = cls(directory)
         state_file = directory / TRAINING_STATE_FILE
         if state_file.is_file():
-            try:
-                state = yaml.safe_load(state_file.read_text()) or {}
-            except yaml.YAMLError as error:
-                raise ConfigurationError(
-                    f"{str(state_file)!r} is not valid YAML ({error}); delete it to warm-start"
-                ) from None
-            run.best_reward = float(state.get("best_reward", float("-inf")))
-            run.trainer = state.get("trainer")
+            state = TrainingState.load(state_file)
+            run.best_reward, run.trainer = state.best_reward, state.trainer
         return run
 
     @property

@@ -27,11 +27,13 @@ from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
 from maze.rollout.runner import Runner
+from maze.train.guards import NonFiniteGuard
 from maze.train.runners.env_factory import EnvFactory
 from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import InputRun
 from maze.train.tensorboard import LogStatsWriterTensorboard
 from maze.train.trainers.common.config import AlgorithmConfig
+from maze.train.trainers.common.training_state import ResumableTrainer
 
 __all__ = ["TrainingRunner"]
 
@@ -52,6 +54,8 @@ class TrainingRunner(Runner):
         spaces_config_dump_file: File of the env spaces.
         normalization_samples: Observations sampled to estimate normalization statistics.
         dump_interval: Also save the current model every this many epochs (None: never).
+        non_finite: On a non-finite reward, loss or gradient: ``stop`` the run (default) or
+            ``skip`` the update and count it in the statistics (see :mod:`maze.train.guards`).
     """
 
     def __init__(
@@ -63,6 +67,7 @@ class TrainingRunner(Runner):
         spaces_config_dump_file: str = SPACES_CONFIG_FILE,
         normalization_samples: int = 1000,
         dump_interval: Optional[int] = None,
+        non_finite: str = "stop",
     ) -> None:
         self.trainer_class = resolve_target(trainer_class) if isinstance(trainer_class, str) else trainer_class
         self.concurrency = concurrency
@@ -71,6 +76,7 @@ class TrainingRunner(Runner):
         self.spaces_config_dump_file = spaces_config_dump_file
         self.normalization_samples = normalization_samples
         self.dump_interval = dump_interval
+        self.guard = NonFiniteGuard(non_finite)
         self.run_dir = Path.cwd()
         self.writers: list[LogStatsWriter] = []
 
@@ -103,6 +109,7 @@ class TrainingRunner(Runner):
         self._register_writers()
         try:
             self.setup_trainer(self.algorithm_config)
+            self._attach_common_layer()
         except BaseException:
             self.graph_drawing.join()
             self.close()
@@ -111,6 +118,23 @@ class TrainingRunner(Runner):
     @abstractmethod
     def setup_trainer(self, config: AlgorithmConfig) -> None:
         """Builds the trainer (``self.trainer``) from the validated algorithm config and the pieces of :meth:`setup`."""
+
+    def _attach_common_layer(self) -> None:
+        """Gives the trainer the shared guards and resume state: every trainer gets them the same way.
+
+        A trainer with a ``guard`` attribute gets the run's :class:`NonFiniteGuard`; a
+        :class:`ResumableTrainer` writes its resumable state into the run directory at every
+        epoch end and, with ``input_dir``, continues that run's counters, best score and
+        optimizer state.
+        """
+        if hasattr(self.trainer, "guard"):
+            self.guard.source = _env_description(self.cfg.get("env"))
+            self.trainer.guard = self.guard
+        if isinstance(self.trainer, ResumableTrainer):
+            self.trainer.state_dir = self.run_dir
+            if self.input_run is not None:
+                restored = self.trainer.restore_training_state(self.input_run.directory)
+                print(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored) or 'model only'}")
 
     # --- pieces ----------------------------------------------------------------------------
 
@@ -199,3 +223,12 @@ def _default_critic(model_config: dict[str, Any], trainer_name: str) -> dict[str
     text = resources.files("maze.perception.conf.critic").joinpath(f"{name}.yaml").read_text()
     print(f"{trainer_name} needs a critic and the model has none: using critic={name}")
     return yaml.safe_load(text)["critic"]
+
+
+def _env_description(env_config: Any) -> str:
+    """A short name of the configured env for messages, e.g. ``GymMazeEnv(name=CartPole-v1)``."""
+    if not isinstance(env_config, dict):
+        return type(env_config).__name__ if env_config is not None else "the env"
+    target = str(env_config.get("_target_", "env")).rsplit(".", 1)[-1]
+    name = env_config.get("name")
+    return f"{target}(name={name})" if name else target

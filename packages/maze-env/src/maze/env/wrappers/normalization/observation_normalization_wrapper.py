@@ -15,6 +15,7 @@ from maze.env.agent.random_policy import RandomPolicy
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType, Factory, resolve_target, to_plain_config
+from maze.env.utils.finite import NonFiniteValueError, find_non_finite, is_all_finite
 from maze.env.wrappers._shared import check_config_keys, instantiate_for_space
 from maze.env.wrappers.normalization.statistics_io import (
     NormalizationStatisticsType,
@@ -110,6 +111,10 @@ class ObservationNormalizationWrapper(ObservationWrapper):
             if key not in self.exclude
         }
         self._normalizers = {key: strategy.normalize_and_process_value for key, strategy in self._strategies.items()}
+        self._clipped_keys = tuple(
+            key for key, strategy in self._strategies.items() if any(bound is not None for bound in strategy.clip_range)
+        )
+        """Keys whose clipping would hide a non-finite value: checked before normalizing."""
         # The normalized keys of every sub-step, to check the keys of set_normalization_statistics.
         self._normalized_spaces_dict = {
             step_key: spaces.Dict({key: sub for key, sub in space.spaces.items() if key in self._strategies})
@@ -177,7 +182,18 @@ class ObservationNormalizationWrapper(ObservationWrapper):
         if self._missing:
             raise self._missing_statistics_error("step or reset the env")
         normalizers = self._normalizers
+        for key in self._clipped_keys:
+            if key in observation and not is_all_finite(observation[key]):
+                self._raise_non_finite(observation)
         return {key: normalizers[key](value) if key in normalizers else value for key, value in observation.items()}
+
+    def _raise_non_finite(self, observation: dict[str, Any]) -> None:
+        culprit = find_non_finite({key: observation[key] for key in self._clipped_keys if key in observation})
+        raise NonFiniteValueError(
+            f"{type(self.env).__name__} returned the observation {culprit.describe() if culprit else ''} "
+            "(not finite); ObservationNormalizationWrapper stops here because its clipping would hide it. Fix "
+            "the env's observation, or exclude the key from normalization"
+        )
 
     def _refresh(self) -> None:
         """Recomputes what depends on the statistics: missing keys and the spaces."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Union
 import numpy as np
 import numpy.typing as npt
 from maze.env.errors import ConfigurationError, MazeError
+from maze.env.utils.files import atomic_write
 
 __all__ = ["NormalizationStatisticsType", "save_normalization_statistics", "load_normalization_statistics"]
 
@@ -41,15 +41,7 @@ def save_normalization_statistics(
         for key, key_statistics in statistics.items()
         for name, value in key_statistics.items()
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            np.savez(file, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda file: np.savez(file, **arrays))
     return path
 
 

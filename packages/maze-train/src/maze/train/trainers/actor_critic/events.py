@@ -6,17 +6,15 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
-from maze.env.core.events import EventRecord
-from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.event_decorators import (
     define_episode_stats,
     define_epoch_stats,
     define_stats_grouping,
     define_step_stats,
 )
-from maze.env.log_stats.log_stats import LogStats
+from maze.train.event_log import TrainerEventLog
 
-__all__ = ["ActorCriticEvents", "TrainerEventLog"]
+__all__ = ["ActorCriticEvents", "TrainerEventLog"]  # TrainerEventLog lives in trainers.common.events
 
 EventMethod = TypeVar("EventMethod", bound=Callable[..., Any])
 
@@ -75,34 +73,3 @@ class ActorCriticEvents:
     @_epoch_mean
     def critic_grad_norm(self, value: float) -> None:
         """The gradient norm of the critic parameters."""
-
-
-class TrainerEventLog:
-    """Collects a trainer's events per update and reduces them to epoch statistics.
-
-    Every update is one step of an aggregator "episode" that lasts one epoch.
-
-    Args:
-        topic: The event topic class whose events are recorded.
-    """
-
-    def __init__(self, topic: type) -> None:
-        self.topic = topic
-        self._aggregator = LogStatsAggregator()
-        self._records: list[EventRecord] = []
-
-    def record(self, event: Callable, **attributes: Any) -> None:
-        """Adds an event of the current update, e.g. ``record(ActorCriticEvents.policy_loss, substep=0, value=x)``."""
-        self._records.append(EventRecord(self.topic, event, attributes))
-
-    def end_update(self) -> None:
-        """Closes the current update."""
-        self._aggregator.add_step(self._records)
-        self._records = []
-
-    def epoch_stats(self) -> LogStats:
-        """The epoch statistics of all updates since the last call (which starts a new epoch)."""
-        if self._records:
-            self.end_update()
-        self._aggregator.end_episode()
-        return self._aggregator.reduce()

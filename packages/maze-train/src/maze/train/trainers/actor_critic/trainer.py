@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 import torch
-import yaml
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.base_events import BaseEnvEvents
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
@@ -17,44 +15,23 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
-from maze.perception.serialization import atomic_write_bytes, save_state_dict
+from maze.train.guards import NonFiniteGuard
 from maze.train.optim import Adam
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.actor_critic.events import ActorCriticEvents, TrainerEventLog
+from maze.train.trainers.common.training_state import (
+    OPTIMIZER_FILE,
+    TRAINING_STATE_FILE,
+    ResumableTrainer,
+    TrainingResult,
+)
 
 __all__ = ["ActorCritic", "TrainingResult", "OPTIMIZER_FILE", "TRAINING_STATE_FILE"]
 
-OPTIMIZER_FILE = "optimizer.pt"
-"""The optimizer state next to the best model (for resuming)."""
 
-TRAINING_STATE_FILE = "training_state.yaml"
-"""Best score, epochs and env steps next to the best model (for resuming)."""
-
-
-@dataclass
-class TrainingResult:
-    """What a call of :meth:`ActorCritic.train` achieved.
-
-    Attributes:
-        epochs: Epochs trained.
-        env_steps: Env steps collected (all envs).
-        train_seconds: Seconds spent in rollouts and updates (evaluation excluded).
-        best_reward: The best evaluation score so far (-inf without evaluations).
-        solved: ``target_reward`` was reached.
-        stop_reason: Why training stopped.
-    """
-
-    epochs: int
-    env_steps: int
-    train_seconds: float
-    best_reward: float
-    solved: bool
-    stop_reason: str
-
-
-class ActorCritic(ABC):
+class ActorCritic(ResumableTrainer, ABC):
     """Trains a :class:`TorchActorCritic` on-policy: each update collects a rollout and optimizes on it.
 
     One epoch is ``epoch_length`` updates; after it the ``train`` statistics (env and
@@ -99,6 +76,26 @@ class ActorCritic(ABC):
         self._env_stats = LogStatsAggregator()
         self.epochs_done = 0
         self.best_reward = float("-inf")
+        self.state_dir: Optional[Path] = None
+        """Where the resumable state is written at every epoch end (None: nowhere)."""
+
+    @property
+    def guard(self) -> NonFiniteGuard:
+        """Checks observations, rewards, losses and gradients (shared with the collector)."""
+        return self.collector.guard
+
+    @guard.setter
+    def guard(self, guard: NonFiniteGuard) -> None:
+        self.collector.guard = guard
+
+    @property
+    def env_steps(self) -> int:
+        """Env steps collected in total (restored when resuming)."""
+        return self.collector.env_steps
+
+    @env_steps.setter
+    def env_steps(self, value: int) -> None:
+        self.collector.env_steps = value
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -106,23 +103,24 @@ class ActorCritic(ABC):
         """Trains until a stop criterion holds.
 
         Args:
-            n_epochs: Epochs to train (default: the config's ``n_epochs``; 0: no limit).
+            n_epochs: Epochs to train in total, counting those of a resumed run (default: the
+                config's ``n_epochs``; 0: no limit).
 
         Returns:
             What was achieved.
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
-        train_seconds, epochs, stale, solved = 0.0, 0, 0, False
+        train_seconds, stale, solved = 0.0, 0, False
         reason = f"{limit} epochs done"
-        while not limit or epochs < limit:
+        while not limit or self.epochs_done < limit:
             epoch_start = time.perf_counter()
             print(f"********** Iteration {self.epochs_done} **********")
+            self.guard.epoch = self.epochs_done
             burn_in = self.epochs_done < self.config.critic_burn_in_epochs
             for _ in range(self.config.epoch_length):
                 self._train_step(burn_in)
             train_seconds += time.perf_counter() - epoch_start
             self.epochs_done += 1
-            epochs += 1
             self.events.record(ActorCriticEvents.time_epoch, value=time.perf_counter() - epoch_start)
             increment_log_step()
             score = self._score(self._write_train_stats())
@@ -131,13 +129,14 @@ class ActorCritic(ABC):
                 self.best_reward, stale = score, 0
             else:
                 stale += 1
+            self.save_training_state()
             if self.config.target_reward is not None and score >= self.config.target_reward:
                 solved, reason = True, f"target reward {self.config.target_reward:g} reached ({score:.3f})"
                 break
             if self.config.patience and stale >= self.config.patience:
                 reason = f"no improvement for {stale} epochs (patience {self.config.patience})"
                 break
-        return TrainingResult(epochs, self.collector.env_steps, train_seconds, self.best_reward, solved, reason)
+        return TrainingResult(self.epochs_done, self.env_steps, train_seconds, self.best_reward, solved, reason)
 
     def evaluate(self) -> float:
         """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
@@ -157,6 +156,8 @@ class ActorCritic(ABC):
         start = time.perf_counter()
         rollout = self.collector.collect(self.model.policy)
         collected = time.perf_counter()
+        if not self.guard.rewards_ok(rollout.rewards):
+            return
         batch = prepare_actor_critic_batch(rollout, self.model, self.config.gamma, self.config.gae_lambda)
         self._update(batch, burn_in)
         self.events.record(ActorCriticEvents.time_rollout, value=collected - start)
@@ -179,7 +180,7 @@ class ActorCritic(ABC):
     def _write_train_stats(self) -> LogStats:
         """Writes the epoch's ``train`` statistics (env episodes and trainer events) and returns them."""
         collect_episode_stats(self.collector.env, self._env_stats)
-        stats = {**self._env_stats.reduce(), **self.events.epoch_stats()}
+        stats = {**self._env_stats.reduce(), **self.events.epoch_stats(), **self.guard.epoch_stats()}
         get_stats_logger("train").log_stats(stats)
         return stats
 
@@ -214,7 +215,8 @@ class ActorCritic(ABC):
             - config.entropy_coef * entropy.mean()
             for policy_loss, value_loss, entropy in zip(policy_losses, value_losses, entropies, strict=True)
         )
-        self._optimize(loss, burn_in)
+        if not self.guard.loss_ok(loss) or not self._optimize(loss, burn_in):
+            return
         for slot, (policy_loss, entropy, value, value_loss) in enumerate(
             zip(policy_losses, entropies, values, value_losses, strict=True)
         ):
@@ -223,8 +225,12 @@ class ActorCritic(ABC):
             self.events.record(ActorCriticEvents.critic_value, substep=slot, value=value.mean().item())
             self.events.record(ActorCriticEvents.critic_value_loss, substep=slot, value=value_loss.item())
 
-    def _optimize(self, loss: torch.Tensor, burn_in: bool) -> None:
-        """One gradient step; during critic burn-in the policy's parameters keep their values."""
+    def _optimize(self, loss: torch.Tensor, burn_in: bool) -> bool:
+        """One gradient step; during critic burn-in the policy's parameters keep their values.
+
+        Returns:
+            False if the step was skipped because a gradient was not finite (``runner.non_finite=skip``).
+        """
         self.optimizer.zero_grad()
         loss.backward()
         if burn_in:
@@ -236,12 +242,16 @@ class ActorCritic(ABC):
             total_norm = _grad_norm(self.optimizer.parameters)
         else:
             total_norm = (policy_norm**2 + critic_norm**2) ** 0.5
+        if not self.guard.gradients_ok(total_norm, self.model):
+            self.optimizer.zero_grad()
+            return False
         if 0 < self.config.max_grad_norm < total_norm:
             grads = [parameter.grad for parameter in self.optimizer.parameters if parameter.grad is not None]
             torch._foreach_mul_(grads, self.config.max_grad_norm / (total_norm + 1e-6))
         self.optimizer.step()
         self.events.record(ActorCriticEvents.policy_grad_norm, value=policy_norm)
         self.events.record(ActorCriticEvents.critic_grad_norm, value=critic_norm)
+        return True
 
     def _forward(
         self, batch: ActorCriticBatch, rows: Optional[torch.Tensor]
@@ -250,26 +260,6 @@ class ActorCritic(ABC):
         record = batch.record(rows)
         policy_output, critic_output = self.model.compute_actor_critic_output(record)
         return policy_output.log_probs(record.actions), policy_output.entropies, critic_output.values
-
-    # --- persistence -----------------------------------------------------------------------
-
-    def save_training_state(self, directory: Union[str, Path], best_reward: Optional[float] = None) -> None:
-        """Writes the optimizer state and the best score next to the best model (atomically).
-
-        Args:
-            directory: Where the best model is.
-            best_reward: The best score (default: the best score of finished epochs), e.g.
-                the score model selection just saved the model for.
-        """
-        directory = Path(directory)
-        save_state_dict(self.optimizer.state_dict(), directory / OPTIMIZER_FILE)
-        state = {
-            "best_reward": self.best_reward if best_reward is None else float(best_reward),
-            "epochs": self.epochs_done,
-            "env_steps": self.collector.env_steps,
-            "trainer": type(self).__name__,
-        }
-        atomic_write_bytes(directory / TRAINING_STATE_FILE, yaml.safe_dump(state).encode("utf-8"))
 
 
 def _grad_norm(parameters: list[torch.nn.Parameter]) -> float:

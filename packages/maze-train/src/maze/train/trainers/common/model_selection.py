@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Optional, Union
 
 from maze.perception.agent.torch_model import TorchModel
 from maze.perception.serialization import save_state_dict
@@ -24,7 +25,9 @@ class BestModelSelection(ModelSelectionBase):
     """Saves the model's state dict whenever the evaluation score improves.
 
     Prints ``-> new overall best model <score>!`` on every improvement. The write is
-    atomic: a run killed while saving keeps the previous best model.
+    atomic: a run killed while saving keeps the previous best model. A non-finite score is
+    never an improvement, and a model with non-finite parameters is never written (saving
+    raises :class:`~maze.env.utils.finite.NonFiniteValueError` naming the parameter).
 
     Args:
         dump_file: Where the best state dict goes (``state_dict.pt``); None keeps nothing on disk.
@@ -32,7 +35,6 @@ class BestModelSelection(ModelSelectionBase):
         dump_interval: Also save the current model every ``dump_interval`` updates to
             ``last_<dump_file name>`` (None: never).
         best_reward: The best score so far (when resuming a run).
-        on_improvement: Called after the best model was saved (e.g. to save the optimizer state).
     """
 
     def __init__(
@@ -41,13 +43,11 @@ class BestModelSelection(ModelSelectionBase):
         model: Optional[TorchModel],
         dump_interval: Optional[int] = None,
         best_reward: float = float("-inf"),
-        on_improvement: Optional[Callable[[], None]] = None,
     ) -> None:
         self.dump_file = None if dump_file is None else Path(dump_file)
         self.model = model
         self.dump_interval = dump_interval
         self.best_reward = best_reward
-        self.on_improvement = on_improvement
         self.updates = 0
         self.last_improvement = 0
         """The update count at the last improvement."""
@@ -59,6 +59,9 @@ class BestModelSelection(ModelSelectionBase):
             True on an improvement.
         """
         self.updates += 1
+        if not math.isfinite(reward):
+            print(f"-> evaluation score {reward} is not finite: never a best model")
+            return False
         improved = reward > self.best_reward
         if improved:
             self.best_reward = float(reward)
@@ -66,8 +69,6 @@ class BestModelSelection(ModelSelectionBase):
             print(f"-> new overall best model {reward:.5f}!")
             if self.dump_file is not None and self.model is not None:
                 save_state_dict(self.model.state_dict(), self.dump_file)
-            if self.on_improvement is not None:
-                self.on_improvement()
         if self.dump_interval and self.updates % self.dump_interval == 0 and self.dump_file and self.model:
             save_state_dict(self.model.state_dict(), self.dump_file.with_name(f"last_{self.dump_file.name}"))
         return improved

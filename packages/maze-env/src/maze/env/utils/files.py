@@ -1,0 +1,65 @@
+"""Atomic file writes with ordinary permissions, shared by every package that writes run outputs.
+
+A write goes to a temporary file in the target directory, is flushed to disk and renamed
+over the target: a process killed (or a disk that fills up) mid-write keeps the previous
+good file, and no half-written file ever carries the target's name. The finished file gets
+the permissions a plain ``open(path, "w")`` would give (``0o666`` minus the umask), not the
+``0o600`` of temporary files.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO, Union
+
+__all__ = ["atomic_write", "atomic_write_bytes", "default_file_mode"]
+
+PathType = Union[str, os.PathLike]
+
+
+def default_file_mode() -> int:
+    """The mode of a newly created file under the current umask (e.g. ``0o644`` for umask 022)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def atomic_write(path: PathType, write: Callable[[BinaryIO], None], durable: bool = True) -> Path:
+    """Creates or replaces ``path`` atomically with what ``write`` writes into a binary file.
+
+    Args:
+        path: The target file; its directory is created if missing.
+        write: Writes the content into the given open binary file.
+        durable: Flush the file to disk (``fsync``) before the rename, so it survives a
+            power loss; bulk outputs such as trajectory files skip this cost.
+
+    Returns:
+        The target path.
+
+    Raises:
+        OSError: The directory cannot be written or the disk is full; the old file, if any,
+            is untouched and no temporary file is left behind.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            write(file)
+            file.flush()
+            if durable:
+                os.fsync(file.fileno())
+        os.chmod(temp_name, default_file_mode())
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_bytes(path: PathType, payload: bytes) -> Path:
+    """Creates or replaces ``path`` atomically with ``payload`` (see :func:`atomic_write`)."""
+    return atomic_write(path, lambda file: file.write(payload))
