@@ -16,13 +16,17 @@ failed. ``HYDRA_FULL_ERROR=1`` shows Hydra's complete stack traces instead.
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
 import shlex
 import sys
 import traceback
 from typing import Any, Optional
 
-__all__ = ["CONFIG_PATH", "DEFAULT_CONFIG_NAME", "JobFailedError", "main"]
+from maze.env.errors import MazeError
+
+__all__ = ["CONFIG_PATH", "DEFAULT_CONFIG_NAME", "JobFailedError", "describe_error", "main"]
 
 CONFIG_PATH = "pkg://maze.conf"
 """Where Hydra finds the root configs and config groups."""
@@ -50,6 +54,7 @@ def main() -> None:
     user_wants_full_errors = os.environ.get(_FULL_ERROR_VARIABLE) == "1"
     # Let Hydra raise instead of printing; the errors are reported below.
     os.environ[_FULL_ERROR_VARIABLE] = "1"
+    logging.raiseExceptions = False  # a log file that cannot be written must not mask the job's own error
     try:
         app()
     except JobFailedError:
@@ -57,9 +62,14 @@ def main() -> None:
     except Exception as error:
         from maze.rl.config_errors import describe_config_error, is_config_error
 
-        if user_wants_full_errors or not is_config_error(error):
+        if user_wants_full_errors:
             raise
-        print(describe_config_error(error), file=sys.stderr)
+        if is_config_error(error):
+            print(describe_config_error(error), file=sys.stderr)
+        elif isinstance(error, (MazeError, OSError)):  # e.g. a run directory that holds a run or cannot be created
+            print(f"Error: {describe_error(error)}", file=sys.stderr)
+        else:
+            raise
         sys.exit(1)
     finally:
         if not user_wants_full_errors:
@@ -98,13 +108,33 @@ def _run_job(cfg: Any, failures: list[str]) -> Optional[float]:
 
 def _report_job_error(error: Exception) -> None:
     """Prints a job's error to stderr: one line for maze and config errors, else the traceback."""
-    from maze.env.errors import MazeError
     from maze.rl.config_errors import describe_config_error, is_config_error
 
-    if isinstance(error, MazeError):
-        print(f"Error: {error}", file=sys.stderr, flush=True)
-    elif is_config_error(error):
+    if is_config_error(error):
         print(f"Error: {describe_config_error(error)}", file=sys.stderr, flush=True)
+    elif isinstance(error, (MazeError, OSError)):
+        print(f"Error: {describe_error(error)}", file=sys.stderr, flush=True)
     else:
         traceback.print_exc()
         sys.stderr.flush()
+
+
+def describe_error(error: BaseException) -> str:
+    """The one-line message of a maze error, or of an OS error with its path and errno meaning.
+
+    Example: ``cannot write '/runs/x/state_dict.pt': No space left on device (ENOSPC); free space
+    or write to another directory with hydra.run.dir=<path>``.
+    """
+    if not isinstance(error, OSError) or isinstance(error, MazeError):
+        return str(error)
+    code = errno.errorcode.get(error.errno, "") if error.errno is not None else ""
+    meaning = error.strerror or str(error)
+    path = f" {error.filename!r}" if error.filename is not None else ""
+    hint = {
+        errno.ENOSPC: "free space or write to another directory with hydra.run.dir=<path>",
+        errno.EDQUOT: "free space or write to another directory with hydra.run.dir=<path>",
+        errno.EACCES: "make it writable or choose another directory with hydra.run.dir=<path>",
+        errno.EROFS: "choose a writable directory with hydra.run.dir=<path>",
+        errno.EPERM: "make it writable or choose another directory with hydra.run.dir=<path>",
+    }.get(error.errno, "check the path")
+    return f"cannot access{path}: {meaning}{f' ({code})' if code else ''}; {hint}"

@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, Optional, TextIO
 
 __all__ = ["JOB_LOG_FILE", "TeeStream", "tee_output_to_job_log"]
 
@@ -28,18 +28,27 @@ class TeeStream(io.TextIOBase):
 
     Args:
         console: The stream that stays visible (the original ``sys.stdout`` or ``sys.stderr``).
-        sink: Called with every written text.
+        sink: Called with every written text (dropped after its first failure).
     """
 
     def __init__(self, console: TextIO, sink: Callable[[str], None]) -> None:
         super().__init__()
         self.console = console
-        self.sink = sink
+        self.sink: Optional[Callable[[str], None]] = sink
 
     def write(self, text: str) -> int:
-        """Writes ``text`` to the console and the sink."""
+        """Writes ``text`` to the console and the sink.
+
+        If the sink fails (e.g. the disk is full), it is dropped with one note on the console
+        and the output goes on: a log file must never hide the error being reported.
+        """
         written = self.console.write(text)
-        self.sink(text)
+        if self.sink is not None:
+            try:
+                self.sink(text)
+            except Exception as error:
+                self.sink = None
+                self.console.write(f"\nNote: {JOB_LOG_FILE} can no longer be written ({error}); console output only\n")
         return written
 
     def flush(self) -> None:

@@ -1,0 +1,50 @@
+"""RunDirGuard: a new ``maze-run`` job never starts in a directory that already holds a run.
+
+Hydra writes ``.hydra/`` into the run directory before the job starts, and the job then
+writes its checkpoint, logs and statistics there; a second run in the same directory would
+silently replace the first run's best model. This Hydra callback checks the run directory
+before Hydra touches it and refuses with one message naming both ways out: ``input_dir=``
+to resume (into a fresh directory) or ``hydra.run.dir=`` for a fresh path. The root
+configs' ``overwrite_run_dir: true`` allows the reuse deliberately.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hydra.core.hydra_config import HydraConfig
+from hydra.experimental.callback import Callback
+from maze.env.errors import ConfigurationError
+from omegaconf import DictConfig, OmegaConf
+
+__all__ = ["RUN_MARKERS", "RunDirGuard", "holds_a_run"]
+
+RUN_MARKERS = (".hydra", "state_dict.pt", "training_state.yaml", "trajectory_data")
+"""Entries that show a directory holds a previous run (training or rollout)."""
+
+
+def holds_a_run(directory: Path) -> bool:
+    """True if ``directory`` exists and holds any of :data:`RUN_MARKERS`."""
+    return directory.is_dir() and any((directory / marker).exists() for marker in RUN_MARKERS)
+
+
+class RunDirGuard(Callback):
+    """Refuses to start a single run in a directory that holds a previous run (see the module docs)."""
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """Checks ``hydra.run.dir`` before Hydra creates or writes it.
+
+        Raises:
+            ConfigurationError: The directory holds a run and ``overwrite_run_dir`` is not true.
+        """
+        if OmegaConf.select(config, "overwrite_run_dir", default=False):
+            return
+        HydraConfig.instance().set_config(config)
+        run_dir = Path(str(OmegaConf.select(config, "hydra.run.dir"))).expanduser().absolute()
+        if holds_a_run(run_dir):
+            raise ConfigurationError(
+                f"the run directory {str(run_dir)!r} already holds a run; starting here would overwrite its outputs. "
+                f"To continue that run, resume from it into a new directory with input_dir={run_dir}; for a fresh run "
+                "pick another path with hydra.run.dir=<new directory>; to reuse it anyway pass overwrite_run_dir=true"
+            )
