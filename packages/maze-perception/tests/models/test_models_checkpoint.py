@@ -13,7 +13,7 @@ from maze.env import GymMazeEnv
 from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
 from maze.env.testing.fake_envs import build_multi_agent_env
-from maze.perception import serialization
+from maze.env.utils import files
 from maze.perception.checkpoint import SerializedTorchPolicy, load_checkpoint, save_checkpoint
 from maze.perception.models import SpacesConfig, build_model_composer
 from maze.perception.serialization import load_state_dict_file, save_state_dict
@@ -227,7 +227,7 @@ def test_a_failed_write_keeps_the_previous_checkpoint(tmp_path: Path, monkeypatc
     def crash(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(serialization.os, "replace", crash)
+    monkeypatch.setattr(files.os, "replace", crash)
     with pytest.raises(OSError, match="disk full"):
         save_state_dict({"policy_0": {"w": torch.zeros(2)}}, path)
     monkeypatch.undo()

@@ -22,7 +22,8 @@ from maze.deploy.stack import ActionPath, NormalizationStatistics, build_deploym
 from maze.env.core.actor import ActorID
 from maze.env.core.events import EventRecord
 from maze.env.log_stats.global_state import increment_log_step
-from maze.env.utils.factory import CollectionOfConfigType, ConfigType
+from maze.env.utils.factory import CollectionOfConfigType, ConfigType, to_plain_config
+from maze.env.utils.trust import modules_named_in, trusted_targets_only
 
 __all__ = ["AgentDeployment"]
 
@@ -125,6 +126,7 @@ class AgentDeployment:
         env: Optional[ConfigType] = None,
         wrappers: Optional[CollectionOfConfigType] = None,
         device: str = "cpu",
+        trusted_modules: Iterable[str] = (),
         **kwargs: Any,
     ) -> AgentDeployment:
         """Deploys the torch policy of a training run directory (needs the ``torch`` extra).
@@ -140,17 +142,28 @@ class AgentDeployment:
                 run's ``.hydra/config.yaml``.
             wrappers: The wrappers config (used when ``env`` is given).
             device: Where the policy runs.
+            trusted_modules: Modules besides maze's own whose classes the run's configs may
+                name. A run directory may come from elsewhere, so its ``model_config.yaml`` and
+                ``.hydra/config.yaml`` may only name maze's classes (see
+                :mod:`maze.env.utils.trust`); what ``env`` and ``wrappers`` name is trusted.
             **kwargs: Further arguments of :class:`AgentDeployment`.
 
         Raises:
-            ConfigurationError: Missing run files or torch extra, or spaces that differ.
+            ConfigurationError: Missing run files or torch extra, spaces that differ, or run
+                configs naming untrusted code (nothing of it is imported).
         """
         run = TrainingRunDir(run_dir)
+        trusted = [
+            *trusted_modules,
+            *modules_named_in(to_plain_config(env)),
+            *modules_named_in(to_plain_config(wrappers)),
+        ]
         if env is None:
             env, wrappers = run.env_and_wrappers()
         if run.statistics_file is not None:
             kwargs.setdefault("normalization_statistics", run.statistics_file)
-        deployment = cls(policy=run.policy_config(device), env=env, wrappers=wrappers, **kwargs)
+        with trusted_targets_only(f"the run directory {str(run.directory)!r}", trusted):
+            deployment = cls(policy=run.policy_config(device), env=env, wrappers=wrappers, **kwargs)
         run.check_spaces(deployment.policy, deployment.env)
         return deployment
 

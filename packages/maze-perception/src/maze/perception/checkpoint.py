@@ -6,7 +6,8 @@ optionally, ``model_config.yaml`` (the composer config), all written atomically.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Optional, Union
 
@@ -15,7 +16,8 @@ import yaml
 from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
-from maze.env.utils.factory import ConfigType
+from maze.env.utils.factory import ConfigType, to_plain_config
+from maze.env.utils.trust import modules_named_in, trusted_targets_only
 from maze.perception.agent.torch_model import TorchModel
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.perception.models.base_model_composer import build_model_composer
@@ -98,10 +100,13 @@ class SerializedTorchPolicy(TorchPolicy):
         observation_spaces_dict: Optional observation spaces of the env (rollout runners
             pass them); checked against the stored spaces like ``env_spaces``.
         action_spaces_dict: Optional action spaces of the env, checked as well.
+        trusted_modules: Modules besides maze's own whose classes ``model_config_file`` may
+            name (the run directory may come from elsewhere: see :mod:`maze.env.utils.trust`);
+            the modules that ``model`` names are trusted as well.
 
     Raises:
-        ConfigurationError: For missing checkpoint files, no usable model config, or spaces
-            that differ from the env's.
+        ConfigurationError: For missing checkpoint files, no usable model config, spaces
+            that differ from the env's, or a model config file naming untrusted code.
     """
 
     def __init__(
@@ -114,6 +119,7 @@ class SerializedTorchPolicy(TorchPolicy):
         model_config_file: Optional[Union[str, Path]] = None,
         observation_spaces_dict: Optional[Mapping[StepKeyType, spaces.Dict]] = None,
         action_spaces_dict: Optional[Mapping[StepKeyType, spaces.Dict]] = None,
+        trusted_modules: Sequence[str] = (),
     ) -> None:
         for name, path in (("state_dict_file", state_dict_file), ("spaces_dict_file", spaces_dict_file)):
             if not Path(path).is_file():
@@ -135,7 +141,9 @@ class SerializedTorchPolicy(TorchPolicy):
                 raise ConfigurationError(
                     f"{error}. Roll out with the env and wrappers of the training run (see its .hydra/config.yaml)"
                 ) from None
-        composer = build_model_composer(_model_config(model, model_config_file), spaces_config, with_critic=False)
+        model_config = _model_config(model, model_config_file)
+        with _trust_scope(model, model_config_file, trusted_modules):
+            composer = build_model_composer(model_config, spaces_config, with_critic=False)
         super().__init__(
             networks=composer.policy.networks,
             distribution_mapper=composer.distribution_mapper,
@@ -169,3 +177,13 @@ def _model_config(model: Optional[ConfigType], model_config_file: Optional[Union
             f"{str(model_config_file)!r} does not exist and no model was given; pass model=<the model trained>"
         )
     return model
+
+
+def _trust_scope(
+    model: Optional[ConfigType], model_config_file: Optional[Union[str, Path]], trusted_modules: Sequence[str]
+) -> contextlib.AbstractContextManager:
+    """Restricts the stored model config to trusted classes; the user's own ``model`` config is trusted."""
+    if model_config_file is None or not Path(model_config_file).is_file():
+        return contextlib.nullcontext()
+    user_modules = modules_named_in(to_plain_config(model)) if model else []
+    return trusted_targets_only(repr(str(model_config_file)), [*trusted_modules, *user_modules])

@@ -9,6 +9,7 @@ from maze.env.core.maze_env import MazeEnv
 from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.conversion import GymActionConversion, GymObservationConversion
 from maze.env.gym_adapter.core_env import GymCoreEnv
+from maze.env.utils.trust import check_trusted_path, trusted_factory
 
 __all__ = ["GymMazeEnv", "UnknownGymEnvError", "make_gym_maze_env"]
 
@@ -54,6 +55,7 @@ class GymMazeEnv(MazeEnv[GymCoreEnv]):
         return self.core_env.env.render()
 
 
+@trusted_factory
 def make_gym_maze_env(name: str, render_mode: Optional[str] = None, **kwargs: Any) -> GymMazeEnv:
     """Makes the gymnasium env ``name`` and wraps it as a :class:`GymMazeEnv`.
 
@@ -67,6 +69,8 @@ class UnknownGymEnvError(ConfigurationError, gym.error.Error):
 
 
 def _make(env_id: str, **make_kwargs: Any) -> gym.Env:
+    if ":" in env_id:  # gymnasium imports the module of "module:EnvName" ids
+        check_trusted_path(env_id.split(":", 1)[0])
     try:
         return gym.make(env_id, **make_kwargs)
     except gym.error.DependencyNotInstalled as error:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar, Union
 
 from maze.env.errors import ConfigurationError
+from maze.env.utils.trust import check_trusted_path, check_trusted_target
 
 __all__ = ["ConfigType", "CollectionOfConfigType", "Factory", "resolve_target", "to_plain_config"]
 
@@ -51,14 +52,18 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
         raise ConfigurationError(f"_target_ must be a dotted path string, got {path!r}")
     if "." not in path:
         for module_name in search_modules:
+            check_trusted_path(f"{module_name}.{path}")
             module = importlib.import_module(module_name)
             if hasattr(module, path):
-                return getattr(module, path)
+                target = getattr(module, path)
+                check_trusted_target(f"{module_name}.{path}", target)
+                return target
         known = sorted({name for module in search_modules for name in _short_names(importlib.import_module(module))})
         hint = _suggest(path, known)
         raise ConfigurationError(
             f"unknown _target_ {path!r}: it is not a dotted path and not one of the short names {known}.{hint}"
         )
+    check_trusted_path(path)
     parts = path.split(".")
     module, index = None, len(parts)
     while index > 0:
@@ -83,6 +88,7 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
             hint = _suggest(name, _public_names(target))
             raise ConfigurationError(f"unknown _target_ {path!r}: {where!r} has no attribute {name!r}.{hint}")
         target = getattr(target, name)
+    check_trusted_target(path, target)
     return target
 
 

@@ -10,6 +10,7 @@ from maze.env.examples.cutting_2d.conversions import ActionConversion, Observati
 from maze.env.examples.cutting_2d.core_env import Cutting2DCoreEnvironment
 from maze.env.examples.cutting_2d.reward import DefaultRewardAggregator
 from maze.env.utils.factory import ConfigType
+from maze.env.utils.trust import trusted_factory
 
 __all__ = ["Cutting2DEnvironment", "maze_env_factory"]
 
@@ -40,6 +41,7 @@ class Cutting2DEnvironment(MazeEnv[Cutting2DCoreEnvironment]):
         )
 
 
+@trusted_factory
 def maze_env_factory(
     max_pieces_in_inventory: int,
     raw_piece_size: Sequence[int],

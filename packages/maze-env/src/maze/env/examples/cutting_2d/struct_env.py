@@ -26,6 +26,7 @@ from maze.env.examples.cutting_2d.maze_action import Cutting2DMazeAction, Cuttin
 from maze.env.examples.cutting_2d.maze_state import Cutting2DMazeState
 from maze.env.examples.cutting_2d.reward import DefaultRewardAggregator
 from maze.env.utils.factory import ConfigType
+from maze.env.utils.trust import trusted_factory
 
 __all__ = [
     "SIMPLE_PROBLEM_MAX_PIECES",
@@ -251,6 +252,7 @@ def build_structured_env(
     return env_class(core_env)
 
 
+@trusted_factory
 def struct_env_factory(
     max_pieces_in_inventory: int = SIMPLE_PROBLEM_MAX_PIECES,
     raw_piece_size: Sequence[int] = SIMPLE_PROBLEM_RAW_PIECE_SIZE,

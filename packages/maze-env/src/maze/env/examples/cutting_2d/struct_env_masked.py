@@ -27,6 +27,7 @@ from maze.env.examples.cutting_2d.struct_env import (
     build_structured_env,
 )
 from maze.env.utils.factory import ConfigType
+from maze.env.utils.trust import trusted_factory
 
 __all__ = [
     "inventory_mask",
@@ -103,6 +104,7 @@ class MaskedStructuredCutting2DEnvironment(StructuredCutting2DEnvironment):
     cutting_observation_conversion = MaskedCuttingObservationConversion
 
 
+@trusted_factory
 def masked_struct_env_factory(
     max_pieces_in_inventory: int = SIMPLE_PROBLEM_MAX_PIECES,
     raw_piece_size: Sequence[int] = SIMPLE_PROBLEM_RAW_PIECE_SIZE,
