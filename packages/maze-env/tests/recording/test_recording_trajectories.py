@@ -142,7 +142,7 @@ def test_events_and_renderer_are_recorded_and_survive_the_file(tmp_path):
     with SimpleTrajectoryRecordingSetup(tmp_path):
         _run_episode(env, seed=0)
     (path,) = tmp_path.glob("*.pkl")
-    record = load_trajectory(path, StateTrajectoryRecord)
+    record = load_trajectory(path, StateTrajectoryRecord, trusted_modules=[__name__])
     assert [[event.attributes["size"] for event in step.step_event_log] for step in record] == [[0], [1], [2]]
     assert all(event.interface_method.__name__ == "piece_cut" for event in record.step_records[0].step_event_log)
     assert isinstance(record.renderer, Renderer)

@@ -1,11 +1,11 @@
 """Trajectory files: one cloudpickle file per episode, ``<log_dir>/<episode id>.pkl``.
 
-**Trust boundary.** The files are pickles. Loading one (:func:`load_trajectory`, or any
-``pickle.load``) runs whatever code the file tells it to run, with your permissions.
-Only load trajectories that you or your own pipeline wrote; never load files received
-from elsewhere. The records hold arbitrary MazeStates, MazeActions and the renderer, so a
-plain-data format cannot replace pickle here; unlike checkpoints, trajectory files are
-data a pipeline produces and consumes itself.
+**Trust boundary.** The files are pickles (the records hold arbitrary MazeStates,
+MazeActions and the renderer, so a plain-data format cannot replace pickle). A plain
+``pickle.load`` runs whatever code the file tells it to run; :func:`load_trajectory`
+therefore reads files with an allow-listed unpickler by default (maze's classes, numpy,
+plain data, and the modules you name in ``trusted_modules``) and refuses anything else.
+``safe=False`` unpickles anything: use it only for files you or your own pipeline wrote.
 
 Files are written atomically: the pickle goes to a temporary file in the same directory,
 which is then renamed to its final name, so a process killed mid-write leaves no partial
@@ -15,12 +15,14 @@ which is then renamed to its final name, so a process killed mid-write leaves no
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Union
 
 import cloudpickle
 from maze.env.errors import MazeError
 from maze.env.trajectory_recording.records import TrajectoryRecord
+from maze.env.trajectory_recording.safe_unpickler import UnsafeTrajectoryError, safe_load
 from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriter
 from maze.env.utils.files import atomic_write
 
@@ -63,30 +65,42 @@ class TrajectoryWriterFile(TrajectoryWriter):
         atomic_write(self.log_dir / f"{stem}.pkl", lambda file: cloudpickle.dump(episode_record, file), durable=False)
 
 
-def load_trajectory(path: Union[str, Path], record_type: type[TrajectoryRecord] = TrajectoryRecord) -> TrajectoryRecord:
+def load_trajectory(
+    path: Union[str, Path],
+    record_type: type[TrajectoryRecord] = TrajectoryRecord,
+    safe: bool = True,
+    trusted_modules: Iterable[str] = (),
+) -> TrajectoryRecord:
     """Loads one trajectory file written by :class:`TrajectoryWriterFile`.
 
-    Unpickling runs code from the file: only load files you or your pipeline wrote
-    (see the module doc).
+    By default (``safe=True``) the file is read with the allow-listed
+    :class:`~maze.env.trajectory_recording.safe_unpickler.SafeUnpickler`: it loads maze's
+    records, numpy arrays and plain data, and refuses anything that could run code.
 
     Args:
         path: The ``.pkl`` file.
         record_type: The record class the file must hold (e.g. ``StateTrajectoryRecord``).
+        safe: Use the allow-listed unpickler; ``False`` unpickles anything (only for files you
+            or your pipeline wrote: see the module doc).
+        trusted_modules: Modules whose classes the safe unpickler also loads (e.g. the package
+            of your own env's MazeState and MazeAction classes).
 
     Returns:
         The record.
 
     Raises:
         TrajectoryLoadError: The file is missing, truncated or corrupt, needs code that
-            cannot be imported, or holds something other than a ``record_type``; the
-            message names the file.
+            cannot be imported, names classes outside the allow-list (safe mode), or holds
+            something other than a ``record_type``; the message names the file.
     """
     path = Path(path)
     if not path.is_file():
         raise TrajectoryLoadError(f"trajectory file {path} does not exist (or is not a file)")
     try:
         with path.open("rb") as file:
-            record = cloudpickle.load(file)
+            record = safe_load(file, trusted_modules) if safe else cloudpickle.load(file)
+    except UnsafeTrajectoryError as error:
+        raise TrajectoryLoadError(f"trajectory file {path}: {error}") from None
     except Exception as error:
         raise TrajectoryLoadError(
             f"trajectory file {path} cannot be loaded ({type(error).__name__}: {error}); it is truncated or "

@@ -30,8 +30,10 @@ class InMemoryDataset(Sequence[SpacesRecord]):
     see* (e.g. observation normalization) so the items match its observation space.
     Recorded spaces (:class:`SpacesTrajectoryRecord` files) are taken as they are.
 
-    Trajectory files are pickles: loading one runs code from it. Only load files you or
-    your own pipeline wrote (see :mod:`maze.env.trajectory_recording.trajectory_files`).
+    Trajectory files are pickles. They are read with an allow-listed unpickler that loads
+    maze's records, numpy arrays and plain data and refuses anything that could run code
+    (see :mod:`maze.env.trajectory_recording.safe_unpickler`); name the package of your own
+    env's MazeState/MazeAction classes in ``trusted_modules``.
 
     Args:
         input_data: A trajectory file or directory (every ``*.pkl`` below it), or a list of them.
@@ -42,6 +44,9 @@ class InMemoryDataset(Sequence[SpacesRecord]):
         deserialize_in_main_thread: Load everything in this process whatever ``n_workers``
             says (for factories, processors or records that cannot be sent to worker
             processes, and for debugging).
+        safe: Use the allow-listed unpickler (default); ``False`` unpickles anything, for
+            files you or your own pipeline wrote.
+        trusted_modules: Modules whose classes the safe unpickler also loads.
 
     Raises:
         ValueError: ``n_workers`` is less than 1.
@@ -64,13 +69,15 @@ class InMemoryDataset(Sequence[SpacesRecord]):
         n_workers: int = 1,
         trajectory_processor: Optional[TrajectoryProcessor] = None,
         deserialize_in_main_thread: bool = False,
+        safe: bool = True,
+        trusted_modules: Sequence[str] = (),
     ) -> None:
         if n_workers < 1:
             raise ValueError(f"InMemoryDataset needs n_workers >= 1, got {n_workers}")
         self.files = find_trajectory_files(input_data)
         processor = trajectory_processor if trajectory_processor is not None else IdentityTrajectoryProcessor()
         self.trajectories: list[SpacesTrajectoryRecord] = load_trajectories(
-            self.files, conversion_env_factory, processor, n_workers, deserialize_in_main_thread
+            self.files, conversion_env_factory, processor, n_workers, deserialize_in_main_thread, safe, trusted_modules
         )
         self._items: list[SpacesRecord] = [
             record for trajectory in self.trajectories for step in trajectory.step_records for record in step

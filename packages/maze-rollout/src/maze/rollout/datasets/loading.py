@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -67,6 +67,8 @@ def load_trajectories(
     trajectory_processor: TrajectoryProcessor,
     n_workers: int,
     deserialize_in_main_thread: bool,
+    safe: bool = True,
+    trusted_modules: Sequence[str] = (),
 ) -> list[SpacesTrajectoryRecord]:
     """Loads, converts and processes every file; returns the episodes in file order.
 
@@ -79,19 +81,22 @@ def load_trajectories(
         deserialize_in_main_thread: Do everything in this process whatever ``n_workers``
             says (for factories, processors or records that cannot be sent to worker
             processes, and for debugging).
+        safe: Read files with the allow-listed unpickler (see :func:`load_trajectory`).
+        trusted_modules: Modules whose classes the safe unpickler also loads.
 
     Raises:
-        TrajectoryLoadError: A file is missing, truncated or corrupt (the message names it).
+        TrajectoryLoadError: A file is missing, truncated, corrupt or (safe mode) names a class
+            outside the allow-list (the message names it).
         TrajectoryConversionError: A file's episode cannot be converted or processed (the
             message names it), or a worker process died.
     """
     if n_workers == 1 or len(files) == 1 or deserialize_in_main_thread:
-        worker = _FileWorker(conversion_env_factory, trajectory_processor)
+        worker = _FileWorker(conversion_env_factory, trajectory_processor, safe, tuple(trusted_modules))
         try:
             return [worker.load(path) for path in files]
         finally:
             worker.close()
-    payload = cloudpickle.dumps((conversion_env_factory, trajectory_processor))
+    payload = cloudpickle.dumps((conversion_env_factory, trajectory_processor, safe, tuple(trusted_modules)))
     workers = min(n_workers, len(files))
     start_method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     try:
@@ -114,15 +119,21 @@ class _FileWorker:
     """Loads, converts and processes one file at a time with its own conversion env."""
 
     def __init__(
-        self, conversion_env_factory: Optional[Callable[[], Any]], trajectory_processor: TrajectoryProcessor
+        self,
+        conversion_env_factory: Optional[Callable[[], Any]],
+        trajectory_processor: TrajectoryProcessor,
+        safe: bool,
+        trusted_modules: tuple[str, ...],
     ) -> None:
         self._factory = conversion_env_factory
         self._processor = trajectory_processor
+        self._safe = safe
+        self._trusted_modules = trusted_modules
         self._env: Any = None
 
     def load(self, path: Path) -> SpacesTrajectoryRecord:
         """Returns the converted and processed episode of ``path``."""
-        record = load_trajectory(path)
+        record = load_trajectory(path, safe=self._safe, trusted_modules=self._trusted_modules)
         env = self._conversion_env(record)
         try:
             converted = to_spaces_trajectory(record, env)
