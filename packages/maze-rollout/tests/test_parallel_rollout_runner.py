@@ -83,7 +83,8 @@ def test_a_failing_episode_raises_with_the_worker_traceback_and_keeps_the_other_
     assert "--- traceback of the worker ---\nTraceback (most recent call last):" in message
     assert 'in explode\n    raise RuntimeError("the test env exploded on purpose")' in message
     assert "seeding.explicit_env_seeds=[117]" in message
-    finished = int(message.split(" of 30 episodes finished")[0].rsplit(None, 1)[-1])
+    finished = int(message.split(" of 30 episodes were reported")[0].rsplit(None, 1)[-1])
+    assert f"; {finished} trajectory files were written to {run_dir / 'trajectory_data'}" in message
     lengths = trajectory_lengths(run_dir)  # every file loads: none was cut short
     assert len(lengths) == finished and 17 <= finished < 30
     assert len({row.episode_id for row in reward_rows(run_dir)}) == finished
@@ -97,11 +98,15 @@ def test_a_configuration_error_in_the_workers_is_one_clear_message(run_dir: Path
     assert "CartPoel-v1" in str(raised.value) and "Traceback" not in str(raised.value)
 
 
-def test_a_killed_worker_is_reported_with_its_exit_code(run_dir: Path) -> None:
-    runner = ParallelRolloutRunner(n_processes=2, n_episodes=6, max_episode_steps=20, record_trajectory=False)
+def test_a_killed_worker_is_reported_with_its_exit_code_and_the_files_written(run_dir: Path) -> None:
+    runner = ParallelRolloutRunner(n_processes=2, n_episodes=6, max_episode_steps=20)
     runner.seeding = MazeSeeding(0, 0, explicit_env_seeds=[1, 2, 3, 4, 5, 6])
-    with pytest.raises(RolloutWorkerError, match=r"rollout workers died .*worker \d \(exit code -9\)"):
+    with pytest.raises(RolloutWorkerError, match=r"rollout workers died .*worker \d \(exit code -9\)") as raised:
         runner.run_with({"_target_": "rollout_support.make_killing_cartpole", "fail_seed": 3}, None, RANDOM_POLICY)
+    written = len(trajectory_lengths(run_dir))  # the episodes whose files exist, reported or not
+    assert f"; {written} trajectory files were written to {run_dir / 'trajectory_data'}" in str(raised.value)
+    reported = int(str(raised.value).split(" of 6 episodes were reported")[0].rsplit(None, 1)[-1])
+    assert reported <= written < 6
 
 
 def test_an_agent_that_cannot_be_pickled_is_a_configuration_error(run_dir: Path) -> None:

@@ -16,7 +16,7 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.rollout._validation import checked_int
 from maze.rollout.parallel_rollout_worker import EpisodeStatsReport, ExceptionReport, rollout_worker
 from maze.rollout.progress import RolloutProgress
-from maze.rollout.rollout_job import RolloutJob
+from maze.rollout.rollout_job import TRAJECTORY_DIR, RolloutJob
 from maze.rollout.rollout_runner import RolloutRunner
 
 __all__ = ["ParallelRolloutRunner", "RolloutWorkerError"]
@@ -102,6 +102,7 @@ class ParallelRolloutRunner(RolloutRunner):
         if self.start_method == "forkserver":  # workers then start with maze.env imported (no effect once running)
             context.set_forkserver_preload(["__main__", "maze.rollout.parallel_rollout_worker"])
         n_episodes = len(env_seeds)
+        files_before = _trajectory_files(job)
         next_episode = context.Value("q", 0)
         events_lock = context.Lock()
         processes: list[Any] = []
@@ -126,10 +127,7 @@ class ParallelRolloutRunner(RolloutRunner):
             _stop(processes, graceful=finished_normally)
             for connection in connections:
                 connection.close()
-        outputs = (
-            f"{len(stats)} of {n_episodes} episodes finished; their trajectory files and event logs (if recorded) "
-            f"are in {job.output_dir}."
-        )
+        outputs = _outputs_summary(job, len(stats), n_episodes, len(_trajectory_files(job) - files_before))
         if failure is not None:
             raise _failure_error(failure, env_seeds, agent_seeds, outputs)
         if len(stats) < n_episodes:
@@ -170,6 +168,24 @@ def _collect(
                     next_episode.value = n_episodes  # no worker starts another episode
                 deadline = time.monotonic() + STOP_GRACE_S
     return stats, failure
+
+
+def _trajectory_files(job: RolloutJob) -> set[str]:
+    """The names of the trajectory files in the job's output directory (empty when not recording)."""
+    directory = job.output_dir / TRAJECTORY_DIR
+    return {path.name for path in directory.glob("*.pkl")} if job.record_trajectory and directory.is_dir() else set()
+
+
+def _outputs_summary(job: RolloutJob, reported: int, n_episodes: int, written: int) -> str:
+    """What a failed run left behind: reported episodes and, when recording, the trajectory files written.
+
+    A worker killed between writing an episode's file and reporting it leaves more files than
+    reported episodes; the count of files comes from the directory, not from the reports.
+    """
+    text = f"{reported} of {n_episodes} episodes were reported"
+    if job.record_trajectory:
+        text += f"; {written} trajectory files were written to {job.output_dir / TRAJECTORY_DIR}"
+    return f"{text} (outputs in {job.output_dir})."
 
 
 def _events_of(stats: dict[int, tuple[dict, LogStats]]) -> dict:
