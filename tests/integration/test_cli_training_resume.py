@@ -99,21 +99,47 @@ def test_killed_run_keeps_a_loadable_checkpoint(killed_run: TrainingRun) -> None
     assert not list(run_dir.glob("*.tmp*"))
 
 
-def test_restart_with_input_dir_continues_near_the_best_score(killed_run: TrainingRun, tmp_path: Path) -> None:
+def test_two_consecutive_resumes_continue_epochs_env_steps_optimizer_and_best_score(
+    killed_run: TrainingRun, tmp_path: Path
+) -> None:
+    """kill -9 mid-training, resume, resume the resumed run: counters, optimizer and best score carry over."""
     before = snapshot(killed_run.run_dir)
-    best = yaml.safe_load((killed_run.run_dir / "training_state.yaml").read_text())["best_reward"]
-    run_dir = tmp_path / "resumed"
+    killed = yaml.safe_load((killed_run.run_dir / "training_state.yaml").read_text())
+    first, second = tmp_path / "resumed", tmp_path / "resumed_again"
 
-    result = maze_run(*FAST_PPO, "algorithm.n_epochs=1", f"input_dir={killed_run.run_dir}", run_dir=run_dir)
+    result = maze_run(
+        *FAST_PPO, f"algorithm.n_epochs={killed['epochs'] + 1}", f"input_dir={killed_run.run_dir}", run_dir=first
+    )
 
     assert_success(result)
     assert f"Initialized the model from input_dir {killed_run.run_dir}" in result.stdout
-    assert f"Resumed the optimizer state from {killed_run.run_dir / 'optimizer.pt'}" in result.stdout
+    assert (
+        f"Resumed from input_dir {killed_run.run_dir}: epoch {killed['epochs']}, {killed['env_steps']} env steps, "
+        f"best score {killed['best_reward']:.3f}, optimizer state" in result.stdout
+    )
     assert "Evaluating the model of input_dir before training" in result.stdout
-    first_eval = scalar_series(run_dir, EVAL_REWARD_MEAN)[0]
-    assert first_eval == pytest.approx(best, rel=0.1) and first_eval > 5 * RANDOM_CARTPOLE
-    assert result.stdout.count(EPOCH_START) == 1
+    first_eval = scalar_series(first, EVAL_REWARD_MEAN)[0]
+    assert first_eval == pytest.approx(killed["best_reward"], rel=0.1) and first_eval > 5 * RANDOM_CARTPOLE
+    assert result.stdout.count(EPOCH_START) == 1  # n_epochs counts the total: one more epoch
+    assert f"{EPOCH_START} {killed['epochs']} **********" in result.stdout
+    resumed = yaml.safe_load((first / "training_state.yaml").read_text())
+    assert resumed["epochs"] == killed["epochs"] + 1 and resumed["env_steps"] > killed["env_steps"]
+    assert resumed["best_reward"] >= killed["best_reward"]
     assert snapshot(killed_run.run_dir) == before
+
+    result = maze_run(*FAST_PPO, f"algorithm.n_epochs={resumed['epochs'] + 1}", f"input_dir={first}", run_dir=second)
+
+    assert_success(result)
+    assert (
+        f"Resumed from input_dir {first}: epoch {resumed['epochs']}, {resumed['env_steps']} env steps, "
+        f"best score {resumed['best_reward']:.3f}, optimizer state" in result.stdout
+    )
+    again = yaml.safe_load((second / "training_state.yaml").read_text())
+    assert again["epochs"] == resumed["epochs"] + 1 and again["env_steps"] > resumed["env_steps"]
+    assert again["best_reward"] >= resumed["best_reward"]
+    optimizer = load_state_dict_file(second / "optimizer.pt")["optimizer"]
+    resumed_optimizer = load_state_dict_file(first / "optimizer.pt")["optimizer"]
+    assert float(optimizer["steps"]["0"]) > float(resumed_optimizer["steps"]["0"])  # Adam's step count continued
 
 
 def test_a2c_warm_starts_from_a_ppo_run(killed_run: TrainingRun, tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ class JobFailedError(Exception):
 def main() -> None:
     """Entry point of the ``maze-run`` console script (arguments from ``sys.argv``)."""
     import hydra
+    from maze.rl.run_dir_guard import RunDirRefused
 
     failures: list[str] = []
 
@@ -58,6 +59,9 @@ def main() -> None:
     try:
         app()
     except JobFailedError:
+        sys.exit(1)
+    except RunDirRefused as refusal:
+        print(f"Error: {refusal.error}", file=sys.stderr)
         sys.exit(1)
     except Exception as error:
         from maze.rl.config_errors import describe_config_error, is_config_error

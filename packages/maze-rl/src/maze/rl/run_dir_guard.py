@@ -18,10 +18,22 @@ from hydra.experimental.callback import Callback
 from maze.env.errors import ConfigurationError
 from omegaconf import DictConfig, OmegaConf
 
-__all__ = ["RUN_MARKERS", "RunDirGuard", "holds_a_run"]
+__all__ = ["RUN_MARKERS", "RunDirGuard", "RunDirRefused", "holds_a_run"]
 
 RUN_MARKERS = (".hydra", "state_dict.pt", "training_state.yaml", "trajectory_data")
 """Entries that show a directory holds a previous run (training or rollout)."""
+
+
+class RunDirRefused(BaseException):
+    """The run directory holds a run; ``error`` says what to do.
+
+    A BaseException because Hydra turns the Exceptions of callbacks into warnings and goes
+    on; ``maze-run`` catches it and prints ``error`` as one ``Error:`` line.
+    """
+
+    def __init__(self, error: ConfigurationError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def holds_a_run(directory: Path) -> bool:
@@ -36,15 +48,17 @@ class RunDirGuard(Callback):
         """Checks ``hydra.run.dir`` before Hydra creates or writes it.
 
         Raises:
-            ConfigurationError: The directory holds a run and ``overwrite_run_dir`` is not true.
+            RunDirRefused: The directory holds a run and ``overwrite_run_dir`` is not true.
         """
         if OmegaConf.select(config, "overwrite_run_dir", default=False):
             return
         HydraConfig.instance().set_config(config)
         run_dir = Path(str(OmegaConf.select(config, "hydra.run.dir"))).expanduser().absolute()
         if holds_a_run(run_dir):
-            raise ConfigurationError(
-                f"the run directory {str(run_dir)!r} already holds a run; starting here would overwrite its outputs. "
-                f"To continue that run, resume from it into a new directory with input_dir={run_dir}; for a fresh run "
-                "pick another path with hydra.run.dir=<new directory>; to reuse it anyway pass overwrite_run_dir=true"
+            raise RunDirRefused(
+                ConfigurationError(
+                    f"the run directory {str(run_dir)!r} already holds a run; starting here would overwrite its outputs. "
+                    f"To continue that run, resume from it into a new directory with input_dir={run_dir}; for a fresh run "
+                    "pick another path with hydra.run.dir=<new directory>; to reuse it anyway pass overwrite_run_dir=true"
+                )
             )

@@ -54,6 +54,11 @@ def atomic_write(path: PathType, write: Callable[[BinaryIO], None], durable: boo
                 os.fsync(file.fileno())
         os.chmod(temp_name, default_file_mode())
         os.replace(temp_name, path)
+    except OSError as error:
+        Path(temp_name).unlink(missing_ok=True)
+        if error.filename is None:  # e.g. a full disk reported by write/fsync: name the file it was for
+            raise OSError(error.errno, error.strerror, str(path)) from error
+        raise
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise

@@ -44,7 +44,7 @@ class ACRunner(TrainingRunner):
             self.run_dir / self.state_dict_dump_file,
             model,
             dump_interval=self.dump_interval,
-            best_reward=self.input_run.best_reward if self.input_run else float("-inf"),
+            best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
         )
         n_envs, subprocesses = self.env_placement(self.concurrency)
         print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")

@@ -10,7 +10,7 @@ from typing import Any, Optional
 from maze.env.errors import ConfigurationError
 from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
 from maze.perception.serialization import atomic_write_bytes
-from maze.train.trainers.common.training_state import OPTIMIZER_FILE, TRAINING_STATE_FILE, TrainingResult, TrainingState
+from maze.train.trainers.common.training_state import TRAINING_STATE_FILE, TrainingResult, TrainingState
 
 __all__ = ["InputRun", "SUMMARY_FILE", "write_training_summary"]
 
@@ -60,10 +60,9 @@ class InputRun:
             run.best_reward, run.trainer = state.best_reward, state.trainer
         return run
 
-    @property
-    def optimizer_file(self) -> Path:
-        """The optimizer state of the run (may not exist)."""
-        return self.directory / OPTIMIZER_FILE
+    def best_reward_for(self, trainer_class: type) -> float:
+        """The run's best score if it was trained by ``trainer_class`` (a resume), else -inf (a warm start)."""
+        return self.best_reward if self.trainer == trainer_class.__name__ else float("-inf")
 
 
 def write_training_summary(directory: Path, result: TrainingResult) -> Path:

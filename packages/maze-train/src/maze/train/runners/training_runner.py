@@ -134,7 +134,7 @@ class TrainingRunner(Runner):
             self.trainer.state_dir = self.run_dir
             if self.input_run is not None:
                 restored = self.trainer.restore_training_state(self.input_run.directory)
-                print(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored) or 'model only'}")
+                print(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored)}")
 
     # --- pieces ----------------------------------------------------------------------------
 

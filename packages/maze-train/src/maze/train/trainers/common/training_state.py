@@ -150,24 +150,29 @@ class ResumableTrainer:
         )
 
     def restore_training_state(self, directory: Path) -> list[str]:
-        """Restores counters, best score, optimizer and extra state from a run directory.
+        """Restores what a run directory's resumable state holds (the model is loaded by the runner).
 
-        Missing or foreign parts (e.g. the optimizer of another algorithm) are skipped with a
-        note; the model itself is loaded by the runner.
+        A run of the same trainer is *resumed*: epochs, env steps, best score, optimizer and
+        extra state continue. A run of another trainer (e.g. BC before PPO fine-tuning) is a
+        *warm start*: the counters and the best score (of another objective) start fresh, and
+        only an optimizer state that fits is taken. Foreign or missing parts are skipped with
+        a note.
 
         Returns:
             What was restored, for the log line.
         """
-        restored: list[str] = []
         state_file = directory / TRAINING_STATE_FILE
-        if state_file.is_file():
-            state = TrainingState.load(state_file)
+        state = TrainingState.load(state_file) if state_file.is_file() else TrainingState()
+        same_trainer = state.trainer == type(self).__name__
+        restored: list[str] = []
+        if same_trainer:
             self.epochs_done, self.env_steps = state.epochs, state.env_steps
             self.best_reward = max(self.best_reward, state.best_reward)
             restored.append(f"epoch {state.epochs}, {state.env_steps} env steps, best score {state.best_reward:.3f}")
-            same_trainer = state.trainer == type(self).__name__
         else:
-            same_trainer = False
+            restored.append(
+                f"warm start from a {state.trainer or 'model-only'} run (counters and best score start fresh)"
+            )
         optimizer_file = directory / OPTIMIZER_FILE
         if optimizer_file.is_file():
             restored.extend(self._restore_state_dicts(load_state_dict_file(optimizer_file), same_trainer))
