@@ -45,3 +45,18 @@ def test_without_a_log_handler_the_file_is_appended_to(tmp_path: Path, capsys) -
         print("printed")
     assert (tmp_path / JOB_LOG_FILE).read_text() == "earlier\nprinted\n"
     assert capsys.readouterr().out == "printed\n"
+
+
+def test_a_failing_sink_is_dropped_with_one_note_and_never_masks_the_output() -> None:
+    console, calls = io.StringIO(), []
+
+    def full_disk(text: str) -> None:
+        calls.append(text)
+        raise OSError(28, "No space left on device")
+
+    stream = TeeStream(console, full_disk)
+    stream.write("Error: the real problem\n")
+    stream.write("more\n")
+    assert console.getvalue().startswith("Error: the real problem\n")
+    assert console.getvalue().count("maze_cli.log can no longer be written") == 1
+    assert console.getvalue().endswith("more\n") and len(calls) == 1

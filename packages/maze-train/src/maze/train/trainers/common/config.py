@@ -126,10 +126,7 @@ class AlgorithmConfig:
             value = getattr(self, field.name)
             expected = hints.get(field.name, Any)
             if not _has_type(value, expected):
-                raise ConfigurationError(
-                    f"algorithm.{field.name}={value!r} is not a valid {_type_name(expected)}; "
-                    f"set algorithm.{field.name} to a {_type_name(expected)}"
-                )
+                raise ConfigurationError(f"algorithm.{field.name}={value!r} is not a valid {_type_name(expected)}")
             bounds: Optional[Bounds] = field.metadata.get("bounds")
             if bounds is not None and value is not None and not bounds.contains(float(value)):
                 raise ConfigurationError(
