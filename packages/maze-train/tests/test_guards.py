@@ -66,7 +66,9 @@ def test_guard_stops_with_one_message_or_skips_and_counts() -> None:
     rewards = np.zeros((4, 2), dtype=np.float32)
     assert guard.rewards_ok(rewards) and guard.loss_ok(torch.tensor(1.0))
     rewards[2, 1] = np.nan
-    with pytest.raises(NonFiniteValueError, match=r"epoch 3: training env 1 \(MyEnv\) returned the reward nan at call 2"):
+    with pytest.raises(
+        NonFiniteValueError, match=r"epoch 3: training env 1 \(MyEnv\) returned the reward nan at call 2"
+    ):
         guard.rewards_ok(rewards)
     with pytest.raises(NonFiniteValueError, match="observation 'obs'\\[2\\] = inf"):
         guard.check_observation({"obs": np.array([[0.0, 0.0, 0.0], [0.0, 0.0, np.inf]])}, env_step=10, substep=0)
@@ -135,7 +137,9 @@ def test_resumable_state_round_trips_and_other_trainers_only_warm_start(tmp_path
     restored = resumed.restore_training_state(tmp_path)
     assert restored == ["epoch 4, 1000 env steps, best score 12.500", "optimizer state", "entropy"]
     assert (resumed.epochs_done, resumed.env_steps, resumed.best_reward) == (4, 1000, 12.5)
-    assert float(resumed.coefficient) == 0.25 and torch.equal(resumed.optimizer.exp_avg[0], trainer.optimizer.exp_avg[0])
+    assert float(resumed.coefficient) == 0.25 and torch.equal(
+        resumed.optimizer.exp_avg[0], trainer.optimizer.exp_avg[0]
+    )
 
     other = _OtherTrainer()
     assert other.restore_training_state(tmp_path)[0].startswith("warm start from a _Trainer run")

@@ -56,7 +56,7 @@ def atomic_write(path: PathType, write: Callable[[BinaryIO], None], durable: boo
         os.replace(temp_name, path)
     except OSError as error:
         Path(temp_name).unlink(missing_ok=True)
-        if error.filename is None:  # e.g. a full disk reported by write/fsync: name the file it was for
+        if error.filename is None and error.errno is not None:  # e.g. a full disk (write/fsync): name the file
             raise OSError(error.errno, error.strerror, str(path)) from error
         raise
     except BaseException:
