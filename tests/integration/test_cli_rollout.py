@@ -155,8 +155,9 @@ def test_a_failing_worker_fails_the_run_with_its_traceback_and_keeps_the_other_e
     assert "ValueError: the failing test env raised on purpose" in error
     assert "Traceback (most recent call last):" in error and "in crash_the_env" in error
     assert "rollout_stats" not in result.stdout
-    finished = int(re.search(r"(\d+) of 40 episodes finished", error).group(1))
+    finished = int(re.search(r"(\d+) of 40 episodes were reported", error).group(1))
     assert 17 <= finished < 40
+    assert f"; {finished} trajectory files were written" in error
     assert len(trajectory_files(run_dir)) == finished
     rows = (run_dir / "event_logs" / "BaseEnvEvents.reward.tsv").read_text().splitlines()
     assert len({row.split("\t")[0] for row in rows[1:]}) == finished

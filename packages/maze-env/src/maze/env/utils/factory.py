@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar, Union
 
 from maze.env.errors import ConfigurationError
+from maze.env.utils.compat_aliases import translate_documented_path
 from maze.env.utils.trust import check_trusted_path, check_trusted_target
 
 __all__ = ["ConfigType", "CollectionOfConfigType", "Factory", "resolve_target", "to_plain_config"]
@@ -42,7 +43,8 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
     """Imports the object a dotted path names.
 
     Args:
-        path: ``package.module.Name``; a bare ``Name`` is looked up in ``search_modules``.
+        path: ``package.module.Name``; a bare ``Name`` is looked up in ``search_modules``; a path of
+            the original framework's documentation is translated (see :mod:`maze.env.utils.compat_aliases`).
         search_modules: Modules that provide short names (e.g. the built-in wrappers).
 
     Raises:
@@ -50,6 +52,7 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
     """
     if not isinstance(path, str) or not path:
         raise ConfigurationError(f"_target_ must be a dotted path string, got {path!r}")
+    path = translate_documented_path(path) or path
     if "." not in path:
         for module_name in search_modules:
             check_trusted_path(f"{module_name}.{path}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -63,7 +64,9 @@ class ObservationNormalizationWrapper(ObservationWrapper):
         sampling_policy: Policy (or config) used to sample observations for estimating
             statistics; a ``RandomPolicy`` of the wrapped env's action spaces by default.
             Configs whose target takes ``action_spaces_dict`` receive the wrapped env's.
-        exclude: Observation keys that pass through unchanged.
+        exclude: Observation keys that pass through unchanged. Keys this env does not have are
+            ignored with a warning, so one wrapper config serves envs with and without, e.g.,
+            action masks.
         manual_config: Per-key overrides ``{key: {strategy, strategy_config, statistics}}``;
             missing fields fall back to the defaults, except that a key without
             ``statistics`` has its statistics estimated.
@@ -96,7 +99,7 @@ class ObservationNormalizationWrapper(ObservationWrapper):
         key_spaces = _spaces_by_observation_key(env.observation_spaces_dict)
         self.exclude = tuple(to_plain_config(exclude) or ())
         manual_config = dict(to_plain_config(manual_config) or {})
-        check_config_keys(f"{_OWNER} exclude", "observation", self.exclude, env.observation_spaces_dict)
+        _warn_about_missing_excluded_keys(self.exclude, env.observation_spaces_dict)
         check_config_keys(f"{_OWNER} manual_config", "observation", manual_config, env.observation_spaces_dict)
         both = sorted(set(self.exclude) & set(manual_config))
         if both:
@@ -285,3 +288,15 @@ def _build_sampling_policy(config: ConfigType, action_spaces_dict: Mapping[StepK
     if "action_spaces_dict" not in arguments and "action_spaces_dict" in inspect.signature(target).parameters:
         arguments["action_spaces_dict"] = action_spaces_dict
     return _POLICY_FACTORY.instantiate(target, **arguments)
+
+
+def _warn_about_missing_excluded_keys(exclude: Sequence[str], spaces_dict: Mapping[StepKeyType, spaces.Dict]) -> None:
+    """Warns about excluded keys that exist in no sub-step (a typo would otherwise go unnoticed)."""
+    for key in exclude:
+        if not any(key in space.spaces for space in spaces_dict.values()):
+            existing = "; ".join(f"sub-step {step!r}: {list(space.spaces)}" for step, space in spaces_dict.items())
+            warnings.warn(
+                f"{_OWNER} exclude: the observation key {key!r} exists in no sub-step of the wrapped env "
+                f"({existing}); nothing to exclude, ignored (check the spelling if the env should have it)",
+                stacklevel=3,
+            )
