@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import multiprocessing
 from pathlib import Path
 from typing import Any, Optional
 
@@ -87,7 +87,7 @@ class AbortingWrapper(CountingWrapper):
 
 
 class CrashingWrapper(CountingWrapper):
-    """Raises a RuntimeError on the ``crash_after``-th action (a bug inside a rollout worker)."""
+    """Raises a RuntimeError on the ``crash_after``-th action in a worker process (a bug inside a rollout worker)."""
 
     crash_after = 30
 
@@ -100,13 +100,9 @@ class CrashingWrapper(CountingWrapper):
         deterministic: bool = False,
     ) -> dict[str, Any]:
         type(self).calls += 1
-        if type(self).calls >= self.crash_after and os.getpid() != PARENT_PID:
+        if type(self).calls >= self.crash_after and multiprocessing.parent_process() is not None:
             raise RuntimeError("boom inside the ES worker")
         return self.torch_policy.compute_action(observation, actor_id=actor_id, deterministic=deterministic)
-
-
-PARENT_PID = os.getpid()
-"""The test process (CrashingWrapper crashes only in worker processes)."""
 
 
 def shm_mappings(pid: int, name: str) -> list[dict[str, int]]:

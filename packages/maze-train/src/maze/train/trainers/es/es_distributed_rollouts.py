@@ -63,13 +63,9 @@ class ESDistributedRollouts(ABC):
             max_steps: Step cap of every episode (0: none).
         """
 
+    @abstractmethod
     def close(self) -> None:
         """Releases workers (no worker process outlives this call)."""
-
-    @property
-    def n_workers(self) -> int:
-        """Episodes pairs produced side by side."""
-        return 1
 
     def __enter__(self) -> ESDistributedRollouts:
         return self

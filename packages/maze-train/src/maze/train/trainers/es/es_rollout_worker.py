@@ -108,7 +108,7 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
             self.env.finish_episode_stats()
             self.env.take_episode_stats()
             return ESRolloutResult(index, np.zeros(2), np.zeros(2, dtype=np.int64), aborted=True)
-        returns, lengths = zip(*outcomes)
+        returns, lengths = zip(*outcomes, strict=True)
         return ESRolloutResult(index, np.array(returns), np.array(lengths), self.env.take_episode_stats())
 
     def _episode(self, parameters: np.ndarray, seed: int, max_steps: int) -> tuple[float, int]:
