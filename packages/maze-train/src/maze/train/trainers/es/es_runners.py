@@ -77,13 +77,9 @@ class ESMasterRunner(TrainingRunner):
         )
         evaluator = None
         if self.n_eval_rollouts:
-            evaluator = RolloutEvaluator(
-                self._eval_env(),
-                self.n_eval_rollouts,
-                model_selection=self.model_selection,
-                deterministic=True,
-            )
-            evaluator.seeds = [self.seeding.generate_env_instance_seed() for _ in range(evaluator.eval_env.n_envs)]
+            eval_env = self._eval_env()
+            seeds = [self.seeding.generate_env_instance_seed() for _ in range(eval_env.n_envs)]
+            evaluator = RolloutEvaluator(eval_env, self.n_eval_rollouts, self.model_selection, True, seeds)
         self.trainer = self.trainer_class(config, policy, self.shared_noise, evaluator, self.model_selection)
 
     def _eval_env(self) -> Any:
