@@ -184,3 +184,14 @@ def test_runner_classes_are_documented_targets() -> None:
     from maze.train.trainers import es
 
     assert es.ESDevRunner is ESDevRunner
+
+
+def test_without_evaluation_the_training_return_selects_the_model(tmp_path: Path, recorder, capsys) -> None:
+    runner = set_up_es(tmp_path, es_job_config(n_epochs=2), n_eval_rollouts=0)
+    assert runner.trainer.evaluator is None
+    runner.run()
+    train_means = recorder.values("train", "BaseEnvEvents", "reward", "mean")
+    assert recorder.values("eval", "BaseEnvEvents", "reward", "mean") == []
+    summary = json.loads((tmp_path / "training_summary.json").read_text())
+    assert summary["best_eval_reward"] == pytest.approx(max(train_means))
+    assert f"-> new overall best model {train_means[0]:.5f}!" in capsys.readouterr().out
