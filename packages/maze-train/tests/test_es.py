@@ -175,8 +175,21 @@ def test_dev_runner_warm_starts_from_input_dir(tmp_path: Path, capsys) -> None:
     loaded = second.trainer.torch_policy.state_dict()
     assert all(torch.equal(best["policy_0"][k], loaded["policy_0"][k]) for k in best["policy_0"])
     assert torch.equal(second.trainer.theta, get_flat_parameters(second.trainer.torch_policy))
+    assert second.trainer.best_reward == first.model_selection.best_reward
+    assert torch.equal(
+        second.trainer.optimizer.state_dict()["exp_avg"]["0"], first.trainer.optimizer.state_dict()["exp_avg"]["0"]
+    )
     second.run()
-    assert "Evaluating the model of input_dir before training" in capsys.readouterr().out
+    output = capsys.readouterr().out
+    assert "Evaluating the model of input_dir before training" in output
+    assert f"Resumed the optimizer state from {tmp_path / 'first' / 'optimizer.pt'}" in output
+
+
+def test_optimizer_state_of_other_parameters_is_rejected(tmp_path: Path) -> None:
+    runner = set_up_es(tmp_path, es_job_config(n_epochs=1))
+    with pytest.raises(ConfigurationError, match="optimizer state belongs to other parameters"):
+        runner.trainer.load_optimizer_state({"velocity": torch.zeros(3)})
+    runner.run()
 
 
 def test_runner_classes_are_documented_targets() -> None:

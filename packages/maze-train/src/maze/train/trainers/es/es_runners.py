@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from maze.env.errors import ConfigurationError
 from maze.env.vector.subproc import SubprocVectorEnv
+from maze.perception.serialization import load_state_dict_file
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
 from maze.train.runners.env_factory import build_vector_env
@@ -81,6 +83,20 @@ class ESMasterRunner(TrainingRunner):
             seeds = [self.seeding.generate_env_instance_seed() for _ in range(eval_env.n_envs)]
             evaluator = RolloutEvaluator(eval_env, self.n_eval_rollouts, self.model_selection, True, seeds)
         self.trainer = self.trainer_class(config, policy, self.shared_noise, evaluator, self.model_selection)
+        if self.input_run is not None:
+            self._resume_trainer()
+
+    def _resume_trainer(self) -> None:
+        """Takes the best score and, from an ES run, the optimizer state of ``input_dir`` (if it fits)."""
+        self.trainer.best_reward = self.input_run.best_reward
+        optimizer_file = self.input_run.optimizer_file
+        if self.input_run.trainer != type(self.trainer).__name__ or not optimizer_file.is_file():
+            return
+        try:
+            self.trainer.load_optimizer_state(load_state_dict_file(optimizer_file))
+            print(f"Resumed the optimizer state from {optimizer_file}")
+        except ConfigurationError as error:
+            print(f"Optimizer state of {optimizer_file} not used ({error}); starting with a fresh optimizer")
 
     def _eval_env(self) -> Any:
         """The evaluation envs: in this process, one per episode (batched forward passes)."""

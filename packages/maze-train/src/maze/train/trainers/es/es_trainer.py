@@ -9,7 +9,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import torch
 import yaml
-from maze.env.errors import MazeError
+from maze.env.errors import ConfigurationError, MazeError
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.base_events import BaseEnvEvents
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
@@ -198,6 +198,29 @@ class ESTrainer:
         }
         atomic_write_bytes(directory / TRAINING_STATE_FILE, yaml.safe_dump(state).encode("utf-8"))
 
+    def load_optimizer_state(self, state: dict[str, Any]) -> None:
+        """Takes the optimizer state of a previous run of the same policy (e.g. ``optimizer.pt`` of ``input_dir``).
+
+        Raises:
+            ConfigurationError: If its moment vectors do not have one entry per policy parameter.
+        """
+        vectors = [tensor for tensor in _tensors(state) if tensor.ndim == 1]
+        if any(vector.numel() != self.theta.numel() for vector in vectors):
+            raise ConfigurationError(
+                f"the optimizer state belongs to other parameters (its vectors have {vectors[0].numel()} entries, "
+                f"the policy has {self.theta.numel()} parameters)"
+            )
+        self.optimizer.load_state_dict(state)
+
     def load_parameters(self) -> None:
         """Takes the torch policy's current parameters (e.g. after loading a checkpoint into it)."""
         self.theta = get_flat_parameters(self.torch_policy)
+
+
+def _tensors(state: Any) -> list[torch.Tensor]:
+    """The tensors of a (nested) state dict."""
+    if isinstance(state, torch.Tensor):
+        return [state]
+    if isinstance(state, dict):
+        return [tensor for value in state.values() for tensor in _tensors(value)]
+    return []
