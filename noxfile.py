@@ -107,9 +107,9 @@ def build(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Run the benchmarks side by side with their peers; writes tools/bench/results/.
 
-    maze-rl pulls in every maze package; stable-baselines3 (the training benchmark's peer)
-    goes only into this venv, constrained so torch stays at the pinned CPU build.
+    maze-rl pulls in every maze package; stable-baselines3 and sb3-contrib (the training
+    benchmarks' peers) go only into this venv, constrained so torch stays at the pinned CPU build.
     """
-    install_packages(session, "maze-rl", extra=("stable-baselines3",))
+    install_packages(session, "maze-rl", extra=("stable-baselines3", "sb3-contrib"))
     session.chdir(ROOT)
     session.run("python", "-m", "tools.bench", *session.posargs, env={"OMP_NUM_THREADS": "1"})

@@ -37,8 +37,11 @@ def only_run_dir(base: Path) -> Path:
 def test_help_lists_groups_options_and_examples(tmp_path: Path) -> None:
     result = maze_run("--help", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "algorithm: a2c, ppo" in result.stdout
-    assert "algorithm_runner: a2c-dev, a2c-local, ppo-dev, ppo-local" in result.stdout
+    listed = {
+        line.split(":", 1)[0].strip(): line.split(":", 1)[1] for line in result.stdout.splitlines() if ": " in line
+    }
+    assert {"a2c", "es", "ppo"} <= set(listed["algorithm"].replace(",", " ").split())
+    assert {"a2c-dev", "es-dev", "es-local", "ppo-local"} <= set(listed["algorithm_runner"].replace(",", " ").split())
     for line in ("critic: ", "env: gym_env, tutorial_cutting_2d_basic", "model: ", "runner: dev, local, parallel"):
         assert line in result.stdout
     assert "maze-run -cn conf_train env.name=CartPole-v1 algorithm=ppo" in result.stdout
@@ -107,9 +110,16 @@ def test_custom_config_dir_and_root(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
-        ("algorithm=ppoo", ["Available options in 'algorithm'", "\ta2c\n\tppo", "Did you mean algorithm=ppo?"]),
-        ("algorithm.lrr=1", ["Unknown config key 'algorithm.lrr'", "Did you mean 'algorithm.lr'?", "+algorithm.lrr=1"]),
-        ("algorithmm.lr=1", ["Did you mean 'algorithm.lr'?"]),
+        ("algorithm=ppoo", ["Available options in 'algorithm'", "\ta2c\n", "\tppo", "Did you mean algorithm=ppo?"]),
+        (
+            "algorithm.noise_stdev=1",
+            [
+                "Unknown config key 'algorithm.noise_stdev'",
+                "Did you mean 'algorithm.noise_stddev'?",
+                "+algorithm.noise_stdev=1",
+            ],
+        ),
+        ("algorithmm.noise_stddev=1", ["Did you mean 'algorithm.noise_stddev'?"]),
     ],
 )
 def test_config_mistakes_give_one_message_without_traceback(tmp_path: Path, override: str, expected: list[str]) -> None:

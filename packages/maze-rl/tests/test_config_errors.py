@@ -34,7 +34,7 @@ def composition_error(*overrides: str) -> Exception:
     ],
 )
 def test_unknown_keys_get_the_closest_existing_key(override: str, suggestion: str) -> None:
-    error = composition_error(override)
+    error = composition_error("algorithm=ppo", override)
     assert is_config_error(error)
     message = describe_config_error(error)
     key = override.split("=")[0]
@@ -52,7 +52,8 @@ def test_unknown_keys_without_a_close_match_get_no_guess() -> None:
 def test_unknown_group_options_list_the_options_and_the_closest_one() -> None:
     message = describe_config_error(composition_error("algorithm=ppoo"))
     assert "Could not find 'algorithm/ppoo'" in message
-    assert "Available options in 'algorithm':\n\ta2c\n\tppo" in message
+    assert "Available options in 'algorithm':\n\ta2c\n" in message
+    assert {"a2c", "es", "ppo"} <= {line.strip() for line in message.splitlines() if line.startswith("\t")}
     assert message.endswith("Did you mean algorithm=ppo?")
 
 

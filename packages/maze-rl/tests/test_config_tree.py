@@ -28,6 +28,17 @@ ALGORITHM_KEYS = {
     "rollout_evaluator",
 }
 PPO_ONLY_KEYS = {"batch_size", "n_optimization_epochs", "clip_range"}
+ES_KEYS = {
+    "n_rollouts_per_update",
+    "n_timesteps_per_update",
+    "n_epochs",
+    "max_steps",
+    "optimizer",
+    "l2_penalty",
+    "noise_stddev",
+    "policy_wrapper",
+    "target_reward",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -58,9 +69,11 @@ def test_conf_train_defaults() -> None:
     assert cfg.wrappers == {}
     assert cfg.model._target_.endswith("CustomModelComposer")  # flatten_concat
     assert cfg.model.critic is None  # critic: null by default
-    assert set(cfg.algorithm) == ALGORITHM_KEYS | PPO_ONLY_KEYS and cfg.algorithm.lr == 0.00025
-    assert cfg.runner._target_ == "maze.train.runners.ACLocalRunner"
-    assert cfg.runner.trainer_class == "maze.train.trainers.ppo.PPO"
+    assert set(cfg.algorithm) == ES_KEYS  # ES is the documented default algorithm
+    assert cfg.algorithm.optimizer == {"_target_": "maze.train.trainers.es.optimizers.adam.Adam", "step_size": 0.01}
+    assert cfg.runner._target_ == "maze.train.trainers.es.ESLocalRunner"
+    assert (cfg.runner.n_train_workers, cfg.runner.n_eval_workers, cfg.runner.start_method) == (4, 1, "forkserver")
+    assert (cfg.runner.n_eval_rollouts, cfg.runner.shared_noise_table_size) == (10, 100_000_000)
     assert cfg.runner.normalization_samples == 10000
     assert cfg.log_base_dir == "outputs" and cfg.input_dir == ""
     assert OmegaConf.to_container(cfg.seeding) == {
@@ -68,6 +81,19 @@ def test_conf_train_defaults() -> None:
         "agent_base_seed": None,
         "cudnn_determinism_flag": False,
     }
+
+
+def test_es_yaml_holds_the_defaults_of_es_algorithm_config() -> None:
+    from maze.train.trainers.es import ESAlgorithmConfig
+
+    yaml_config = OmegaConf.to_container(compose("conf_train", ["algorithm=es"]).algorithm)
+    assert ESAlgorithmConfig.from_config(yaml_config) == ESAlgorithmConfig()
+    dev = compose("conf_train", ["algorithm=es", "runner=dev"]).runner
+    assert (dev._target_, dev.n_eval_rollouts, dev.shared_noise_table_size) == (
+        "maze.train.trainers.es.ESDevRunner",
+        10,
+        100_000_000,
+    )
 
 
 def test_conf_rollout_defaults() -> None:

@@ -1,4 +1,4 @@
-"""Trainers (A2C, PPO), rollout collection, evaluation, training runners and TensorBoard logging.
+"""Trainers (A2C, PPO, ES), rollout collection, evaluation, training runners and TensorBoard logging.
 
 Submodules are imported on first use (``maze.train.trainers``, ``maze.train.runners``, ...),
 so ``import maze.train`` stays cheap; the names below are re-exported lazily.
@@ -28,6 +28,11 @@ _EXPORTS = {
     "compute_gae": "maze.train.returns",
     "compute_returns": "maze.train.returns",
     "LogStatsWriterTensorboard": "maze.train.tensorboard",
+    "ESTrainer": "maze.train.trainers.es",
+    "ESAlgorithmConfig": "maze.train.trainers.es",
+    "ESDevRunner": "maze.train.trainers.es",
+    "ESLocalRunner": "maze.train.trainers.es",
+    "SharedNoiseTable": "maze.train.trainers.es",
     "read_scalars": "maze.train.tensorboard",
     "read_texts": "maze.train.tensorboard",
 }

@@ -1,0 +1,226 @@
+"""ESTrainer: OpenAI evolution strategies on the flat parameter vector of a TorchPolicy."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+import torch
+import yaml
+from maze.env.errors import ConfigurationError, MazeError
+from maze.env.log_stats.aggregator import LogStatsAggregator
+from maze.env.log_stats.base_events import BaseEnvEvents
+from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
+from maze.env.log_stats.log_stats import LogStats
+from maze.env.log_stats.log_stats_env import stats_value
+from maze.env.utils.factory import Factory
+from maze.perception.agent.torch_policy import TorchPolicy
+from maze.perception.serialization import atomic_write_bytes, save_state_dict
+from maze.train.trainers.actor_critic.events import TrainerEventLog
+from maze.train.trainers.actor_critic.trainer import OPTIMIZER_FILE, TRAINING_STATE_FILE, TrainingResult
+from maze.train.trainers.es.es_algorithm_config import ESAlgorithmConfig
+from maze.train.trainers.es.es_distributed_rollouts import ESDistributedRollouts, ESRolloutResult
+from maze.train.trainers.es.es_events import ESEvents
+from maze.train.trainers.es.es_rollout_worker import wrap_policy
+from maze.train.trainers.es.es_shared_noise_table import SharedNoiseTable
+from maze.train.trainers.es.es_utils import es_gradient, get_flat_parameters, set_flat_parameters
+from maze.train.trainers.es.optimizers.base_optimizer import Optimizer
+
+__all__ = ["ESTrainer", "MAX_ABORTED_PAIRS"]
+
+MAX_ABORTED_PAIRS = 1000
+"""An iteration whose first this many training pairs were all aborted stops the run."""
+
+
+class ESTrainer:
+    """Trainer class for OpenAI Evolution Strategies (Salimans et al. 2017).
+
+    Every iteration (epoch) asks the distributed rollouts for antithetic episode pairs around
+    the current parameters until ``n_rollouts_per_update`` episodes and
+    ``n_timesteps_per_update`` steps are reached, estimates the gradient from the centered
+    ranks of the returns, and lets the optimizer take one step (with the L2 penalty). Then
+    the ``train`` statistics (env episodes and :class:`ESEvents`) are written and the
+    evaluator scores the policy (its score goes to model selection; without an evaluator
+    the mean training return does).
+
+    Args:
+        algorithm_config: The algorithm keys.
+        torch_policy: The policy to train (its parameters are updated in place).
+        shared_noise: The noise table the workers perturb the parameters with.
+        evaluator: Scores the (wrapped) policy after every iteration (None: the mean training return).
+        model_selection: Receives the scores (a RolloutEvaluator updates its own model selection).
+    """
+
+    needs_critic = False
+    """ES trains a policy only."""
+    config_class: type[ESAlgorithmConfig] = ESAlgorithmConfig
+    """The algorithm config of the trainer."""
+
+    def __init__(
+        self,
+        algorithm_config: ESAlgorithmConfig,
+        torch_policy: TorchPolicy,
+        shared_noise: SharedNoiseTable,
+        evaluator: Optional[Any] = None,
+        model_selection: Optional[Any] = None,
+    ) -> None:
+        self.config = ESAlgorithmConfig.from_config(algorithm_config)
+        self.torch_policy = torch_policy
+        self.policy = wrap_policy(torch_policy, self.config.policy_wrapper)
+        self.shared_noise = shared_noise
+        self.evaluator = evaluator
+        self.model_selection = model_selection
+        self.optimizer: Optimizer = Factory(Optimizer).instantiate(self.config.optimizer)
+        self.theta = get_flat_parameters(torch_policy)
+        self.events = TrainerEventLog(ESEvents)
+        self._env_stats = LogStatsAggregator()
+        self.epochs_done = 0
+        self.total_episodes = 0
+        self.total_steps = 0
+        self.best_reward = float("-inf")
+
+    def train(self, n_epochs: Optional[int], distributed_rollouts: ESDistributedRollouts) -> TrainingResult:
+        """Trains until ``n_epochs`` iterations are done (0: no limit) or ``target_reward`` is reached.
+
+        Args:
+            n_epochs: Iterations (None: the config's ``n_epochs``).
+            distributed_rollouts: Where the episodes run.
+
+        Returns:
+            What was achieved.
+
+        Raises:
+            MazeError: If a worker failed, or every training pair of an iteration was aborted.
+        """
+        limit = self.config.n_epochs if n_epochs is None else n_epochs
+        start = time.perf_counter()
+        train_seconds, epochs, solved, reason = 0.0, 0, False, f"{limit} epochs done"
+        while not limit or epochs < limit:
+            epoch_start = time.perf_counter()
+            print(f"********** Iteration {self.epochs_done} **********")
+            pairs, aborted = self._collect(distributed_rollouts)
+            collected = time.perf_counter()
+            self._update(pairs)
+            train_seconds += time.perf_counter() - epoch_start
+            self.epochs_done += 1
+            epochs += 1
+            self.events.record(ESEvents.time_rollouts, value=collected - epoch_start)
+            self.events.record(ESEvents.time_update, value=time.perf_counter() - collected)
+            self.events.record(ESEvents.aborted_rollouts, value=aborted)
+            self.events.record(ESEvents.total_episode_count, value=self.total_episodes)
+            self.events.record(ESEvents.total_step_count, value=self.total_steps)
+            self.events.record(ESEvents.real_time, value=time.perf_counter() - start)
+            increment_log_step()
+            score = self._score(self._write_train_stats())
+            self.best_reward = max(self.best_reward, score)
+            print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
+            if self.config.target_reward is not None and score >= self.config.target_reward:
+                solved, reason = True, f"target reward {self.config.target_reward:g} reached ({score:.3f})"
+                break
+        return TrainingResult(epochs, self.total_steps, train_seconds, self.best_reward, solved, reason)
+
+    def evaluate(self) -> float:
+        """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
+        score = self.evaluator.evaluate(self.policy)
+        self.best_reward = max(self.best_reward, score)
+        return score
+
+    def _collect(self, distributed_rollouts: ESDistributedRollouts) -> tuple[list[ESRolloutResult], int]:
+        """The iteration's training pairs (until both minimums are reached) and the number of aborted pairs."""
+        config = self.config
+        pairs: list[ESRolloutResult] = []
+        aborted = episodes = steps = 0
+        stream = distributed_rollouts.generate_rollouts(self.theta.numpy(), config.noise_stddev, config.max_steps)
+        try:
+            for result in stream:
+                if result.aborted:
+                    aborted += 1
+                    if not pairs and aborted >= MAX_ABORTED_PAIRS:
+                        raise MazeError(
+                            f"the first {aborted} ES training rollouts of iteration {self.epochs_done} were all "
+                            "aborted (ESAbortException); check the env or the policy_wrapper that raises it"
+                        )
+                    continue
+                pairs.append(result)
+                self._env_stats.add_episode_stats(result.episode_stats)
+                episodes += 2
+                steps += int(result.lengths.sum())
+                if episodes >= config.n_rollouts_per_update and steps >= config.n_timesteps_per_update:
+                    break
+        finally:
+            stream.close()
+        self.total_episodes += episodes
+        self.total_steps += steps
+        return pairs, aborted
+
+    def _update(self, pairs: list[ESRolloutResult]) -> None:
+        """One optimizer step along the ES gradient estimate of ``pairs`` (plus the L2 penalty)."""
+        dim = self.theta.numel()
+        returns = np.stack([pair.returns for pair in pairs]).astype(np.float64)
+        noise = np.stack([self.shared_noise.get(pair.noise_index, dim) for pair in pairs])
+        ascent = torch.from_numpy(es_gradient(returns, noise).astype(np.float32))
+        gradient = self.config.l2_penalty * self.theta - ascent
+        ratio = self.optimizer.update(self.theta, gradient)
+        set_flat_parameters(self.torch_policy, self.theta)
+        self.events.record(ESEvents.policy_grad_norm, value=float(torch.linalg.vector_norm(gradient)))
+        self.events.record(ESEvents.policy_l2_norm, value=float(torch.linalg.vector_norm(self.theta)))
+        self.events.record(ESEvents.update_ratio, value=ratio)
+
+    def _score(self, train_stats: LogStats) -> float:
+        """Evaluates (or takes the iteration's mean training return) and updates model selection."""
+        if self.evaluator is not None:
+            return self.evaluator.evaluate(self.policy)
+        try:
+            score = float(stats_value(train_stats, BaseEnvEvents.reward, "mean"))
+        except KeyError:
+            score = float("-inf")
+        if self.model_selection is not None:
+            self.model_selection.update(score)
+        return score
+
+    def _write_train_stats(self) -> LogStats:
+        """Writes the iteration's ``train`` statistics (training episodes and ESEvents) and returns them."""
+        stats = {**self._env_stats.reduce(), **self.events.epoch_stats()}
+        get_stats_logger("train").log_stats(stats)
+        return stats
+
+    def save_training_state(self, directory: Union[str, Path], best_reward: Optional[float] = None) -> None:
+        """Writes the optimizer state and the best score next to the best model (atomically)."""
+        directory = Path(directory)
+        save_state_dict(self.optimizer.state_dict(), directory / OPTIMIZER_FILE)
+        state = {
+            "best_reward": self.best_reward if best_reward is None else float(best_reward),
+            "epochs": self.epochs_done,
+            "env_steps": self.total_steps,
+            "trainer": type(self).__name__,
+        }
+        atomic_write_bytes(directory / TRAINING_STATE_FILE, yaml.safe_dump(state).encode("utf-8"))
+
+    def load_optimizer_state(self, state: dict[str, Any]) -> None:
+        """Takes the optimizer state of a previous run of the same policy (e.g. ``optimizer.pt`` of ``input_dir``).
+
+        Raises:
+            ConfigurationError: If its moment vectors do not have one entry per policy parameter.
+        """
+        vectors = [tensor for tensor in _tensors(state) if tensor.ndim == 1]
+        if any(vector.numel() != self.theta.numel() for vector in vectors):
+            raise ConfigurationError(
+                f"the optimizer state belongs to other parameters (its vectors have {vectors[0].numel()} entries, "
+                f"the policy has {self.theta.numel()} parameters)"
+            )
+        self.optimizer.load_state_dict(state)
+
+    def load_parameters(self) -> None:
+        """Takes the torch policy's current parameters (e.g. after loading a checkpoint into it)."""
+        self.theta = get_flat_parameters(self.torch_policy)
+
+
+def _tensors(state: Any) -> list[torch.Tensor]:
+    """The tensors of a (nested) state dict."""
+    if isinstance(state, torch.Tensor):
+        return [state]
+    if isinstance(state, dict):
+        return [tensor for value in state.values() for tensor in _tensors(value)]
+    return []
