@@ -170,8 +170,9 @@ def test_aborted_rollouts_are_dropped_and_counted(tmp_path: Path, recorder) -> N
 def test_dev_runner_warm_starts_from_input_dir(tmp_path: Path, capsys) -> None:
     first = set_up_es(tmp_path / "first", es_job_config(n_epochs=1))
     first.run()
+    capsys.readouterr()
     best = torch.load(tmp_path / "first" / "state_dict.pt", weights_only=True)
-    second = set_up_es(tmp_path / "second", {**es_job_config(n_epochs=1), "input_dir": str(tmp_path / "first")})
+    second = set_up_es(tmp_path / "second", {**es_job_config(n_epochs=2), "input_dir": str(tmp_path / "first")})
     loaded = second.trainer.torch_policy.state_dict()
     assert all(torch.equal(best["policy_0"][k], loaded["policy_0"][k]) for k in best["policy_0"])
     assert torch.equal(second.trainer.theta, get_flat_parameters(second.trainer.torch_policy))
@@ -179,10 +180,12 @@ def test_dev_runner_warm_starts_from_input_dir(tmp_path: Path, capsys) -> None:
     assert torch.equal(
         second.trainer.optimizer.state_dict()["exp_avg"]["0"], first.trainer.optimizer.state_dict()["exp_avg"]["0"]
     )
+    assert second.trainer.epochs_done == 1  # n_epochs counts the total: one more iteration
     second.run()
     output = capsys.readouterr().out
+    assert f"Resumed from input_dir {tmp_path / 'first'}: epoch 1, " in output and "optimizer state" in output
     assert "Evaluating the model of input_dir before training" in output
-    assert f"Resumed the optimizer state from {tmp_path / 'first' / 'optimizer.pt'}" in output
+    assert output.count("********** Iteration") == 1
 
 
 def test_optimizer_state_of_other_parameters_is_rejected(tmp_path: Path) -> None:

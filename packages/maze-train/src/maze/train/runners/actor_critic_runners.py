@@ -13,7 +13,6 @@ from maze.train.runners.env_factory import (
     build_vector_env,
     measure_step_seconds,
 )
-from maze.train.runners.run_dir import write_training_summary
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.common.model_selection import BestModelSelection
@@ -81,16 +80,7 @@ class ACRunner(TrainingRunner):
             The best evaluation score.
         """
         try:
-            if self.input_run is not None and self.trainer.evaluator is not None:
-                print("Evaluating the model of input_dir before training")
-                self.trainer.evaluate()
-            result = self.trainer.train(n_epochs)
-            summary = write_training_summary(self.run_dir, result)
-            print(
-                f"Training stopped: {result.stop_reason}. {result.env_steps} env steps in {result.train_seconds:.1f}s "
-                f"of training; best evaluation score {result.best_reward:.3f}. Outputs: {self.run_dir} ({summary.name})"
-            )
-            return result.best_reward
+            return self.train_and_report(lambda: self.trainer.train(n_epochs))
         finally:
             self.graph_drawing.join()
             self.trainer.collector.env.close()

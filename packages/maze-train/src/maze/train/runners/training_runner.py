@@ -7,7 +7,7 @@ import sys
 from abc import abstractmethod
 from importlib import resources
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import torch
 import yaml
@@ -30,10 +30,10 @@ from maze.rollout.runner import Runner
 from maze.train.guards import NonFiniteGuard
 from maze.train.runners.env_factory import EnvFactory
 from maze.train.runners.graphs import GraphDrawing
-from maze.train.runners.run_dir import InputRun
+from maze.train.runners.run_dir import InputRun, write_training_summary
 from maze.train.tensorboard import LogStatsWriterTensorboard
 from maze.train.trainers.common.config import AlgorithmConfig
-from maze.train.trainers.common.training_state import ResumableTrainer
+from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 
 __all__ = ["TrainingRunner"]
 
@@ -192,6 +192,26 @@ class TrainingRunner(Runner):
             model.load_state_dict(state_dict)
             print(f"Initialized the model from input_dir {directory}")
         save_state_dict(model.state_dict(), self.run_dir / self.state_dict_dump_file)
+
+    def train_and_report(self, train: Callable[[], TrainingResult]) -> float:
+        """Evaluates a model of ``input_dir`` once, calls ``train``, writes ``training_summary.json`` and reports.
+
+        Args:
+            train: Runs the trainer's training loop.
+
+        Returns:
+            The best evaluation score.
+        """
+        if self.input_run is not None and getattr(self.trainer, "evaluator", None) is not None:
+            print("Evaluating the model of input_dir before training")
+            self.trainer.evaluate()
+        result = train()
+        summary = write_training_summary(self.run_dir, result)
+        print(
+            f"Training stopped: {result.stop_reason}. {result.env_steps} env steps in {result.train_seconds:.1f}s "
+            f"of training; best evaluation score {result.best_reward:.3f}. Outputs: {self.run_dir} ({summary.name})"
+        )
+        return result.best_reward
 
     def close(self) -> None:
         """Unregisters and closes the stats writers."""

@@ -138,6 +138,14 @@ class ResumableTrainer:
     def load_extra_state_dicts(self, state_dicts: Mapping[str, Mapping[str, Any]]) -> None:
         """Restores what :meth:`extra_state_dicts` saved."""
 
+    def load_optimizer_state(self, state: Mapping[str, Any]) -> None:
+        """Loads a saved optimizer state (trainers may check that it fits first).
+
+        Raises:
+            Exception: Any error of a state that does not fit (the caller starts the optimizer fresh).
+        """
+        self.optimizer.load_state_dict(state)
+
     def save_training_state(self, directory: Optional[Union[str, Path]] = None) -> None:
         """Writes ``optimizer.pt`` and ``training_state.yaml`` atomically (default: into ``state_dir``)."""
         directory = Path(directory) if directory is not None else self.state_dir
@@ -184,7 +192,7 @@ class ResumableTrainer:
             saved = {"optimizer": saved}
         restored = []
         try:
-            self.optimizer.load_state_dict(saved["optimizer"])
+            self.load_optimizer_state(saved["optimizer"])
             restored.append("optimizer state")
         except Exception as error:  # parameters of another model or algorithm: start the optimizer fresh
             print(f"Optimizer state of input_dir not used ({type(error).__name__}: {error}); starting it fresh")

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from maze.env.errors import ConfigurationError
 from maze.env.vector.subproc import SubprocVectorEnv
-from maze.perception.serialization import load_state_dict_file
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
 from maze.train.runners.env_factory import build_vector_env
-from maze.train.runners.run_dir import write_training_summary
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.es.es_algorithm_config import ESAlgorithmConfig
@@ -74,8 +71,7 @@ class ESMasterRunner(TrainingRunner):
             self.run_dir / self.state_dict_dump_file,
             policy,
             dump_interval=self.dump_interval,
-            best_reward=self.input_run.best_reward if self.input_run else float("-inf"),
-            on_improvement=lambda: self.trainer.save_training_state(self.run_dir, self.model_selection.best_reward),
+            best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
         )
         evaluator = None
         if self.n_eval_rollouts:
@@ -83,20 +79,6 @@ class ESMasterRunner(TrainingRunner):
             seeds = [self.seeding.generate_env_instance_seed() for _ in range(eval_env.n_envs)]
             evaluator = RolloutEvaluator(eval_env, self.n_eval_rollouts, self.model_selection, True, seeds)
         self.trainer = self.trainer_class(config, policy, self.shared_noise, evaluator, self.model_selection)
-        if self.input_run is not None:
-            self._resume_trainer()
-
-    def _resume_trainer(self) -> None:
-        """Takes the best score and, from an ES run, the optimizer state of ``input_dir`` (if it fits)."""
-        self.trainer.best_reward = self.input_run.best_reward
-        optimizer_file = self.input_run.optimizer_file
-        if self.input_run.trainer != type(self.trainer).__name__ or not optimizer_file.is_file():
-            return
-        try:
-            self.trainer.load_optimizer_state(load_state_dict_file(optimizer_file))
-            print(f"Resumed the optimizer state from {optimizer_file}")
-        except ConfigurationError as error:
-            print(f"Optimizer state of {optimizer_file} not used ({error}); starting with a fresh optimizer")
 
     def _eval_env(self) -> Any:
         """The evaluation envs: in this process, one per episode (batched forward passes)."""
@@ -132,16 +114,7 @@ class ESMasterRunner(TrainingRunner):
         rollouts = None
         try:
             rollouts = self.create_distributed_rollouts() if distributed_rollouts is None else distributed_rollouts
-            if self.input_run is not None and self.trainer.evaluator is not None:
-                print("Evaluating the model of input_dir before training")
-                self.trainer.evaluate()
-            result = self.trainer.train(n_epochs, rollouts)
-            summary = write_training_summary(self.run_dir, result)
-            print(
-                f"Training stopped: {result.stop_reason}. {result.env_steps} env steps in {result.train_seconds:.1f}s "
-                f"of training; best evaluation score {result.best_reward:.3f}. Outputs: {self.run_dir} ({summary.name})"
-            )
-            return result.best_reward
+            return self.train_and_report(lambda: self.trainer.train(n_epochs, rollouts))
         finally:
             if rollouts is not None:
                 rollouts.close()

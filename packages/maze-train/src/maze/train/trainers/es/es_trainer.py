@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
-from typing import Any, Optional, Union
+from collections.abc import Mapping
+from typing import Any, Optional
 
 import numpy as np
 import torch
-import yaml
 from maze.env.errors import ConfigurationError, MazeError
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.base_events import BaseEnvEvents
@@ -17,9 +16,9 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.utils.factory import Factory
 from maze.perception.agent.torch_policy import TorchPolicy
-from maze.perception.serialization import atomic_write_bytes, save_state_dict
-from maze.train.trainers.actor_critic.events import TrainerEventLog
-from maze.train.trainers.actor_critic.trainer import OPTIMIZER_FILE, TRAINING_STATE_FILE, TrainingResult
+from maze.train.event_log import TrainerEventLog
+from maze.train.guards import NonFiniteGuard
+from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 from maze.train.trainers.es.es_algorithm_config import ESAlgorithmConfig
 from maze.train.trainers.es.es_distributed_rollouts import ESDistributedRollouts, ESRolloutResult
 from maze.train.trainers.es.es_events import ESEvents
@@ -34,7 +33,7 @@ MAX_ABORTED_PAIRS = 1000
 """An iteration whose first this many training pairs were all aborted stops the run."""
 
 
-class ESTrainer:
+class ESTrainer(ResumableTrainer):
     """Trainer class for OpenAI Evolution Strategies (Salimans et al. 2017).
 
     Every iteration (epoch) asks the distributed rollouts for antithetic episode pairs around
@@ -80,12 +79,23 @@ class ESTrainer:
         self.total_episodes = 0
         self.total_steps = 0
         self.best_reward = float("-inf")
+        self.guard = NonFiniteGuard()
+        """Checks the returns and the gradient estimate (runners configure it with ``runner.non_finite``)."""
+
+    @property
+    def env_steps(self) -> int:
+        """Training env steps in total (restored when resuming)."""
+        return self.total_steps
+
+    @env_steps.setter
+    def env_steps(self, value: int) -> None:
+        self.total_steps = value
 
     def train(self, n_epochs: Optional[int], distributed_rollouts: ESDistributedRollouts) -> TrainingResult:
         """Trains until ``n_epochs`` iterations are done (0: no limit) or ``target_reward`` is reached.
 
         Args:
-            n_epochs: Iterations (None: the config's ``n_epochs``).
+            n_epochs: Iterations in total, counting those of a resumed run (None: the config's ``n_epochs``).
             distributed_rollouts: Where the episodes run.
 
         Returns:
@@ -96,16 +106,16 @@ class ESTrainer:
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
         start = time.perf_counter()
-        train_seconds, epochs, solved, reason = 0.0, 0, False, f"{limit} epochs done"
-        while not limit or epochs < limit:
+        train_seconds, solved, reason = 0.0, False, f"{limit} epochs done"
+        while not limit or self.epochs_done < limit:
             epoch_start = time.perf_counter()
             print(f"********** Iteration {self.epochs_done} **********")
+            self.guard.epoch = self.epochs_done
             pairs, aborted = self._collect(distributed_rollouts)
             collected = time.perf_counter()
             self._update(pairs)
             train_seconds += time.perf_counter() - epoch_start
             self.epochs_done += 1
-            epochs += 1
             self.events.record(ESEvents.time_rollouts, value=collected - epoch_start)
             self.events.record(ESEvents.time_update, value=time.perf_counter() - collected)
             self.events.record(ESEvents.aborted_rollouts, value=aborted)
@@ -115,11 +125,12 @@ class ESTrainer:
             increment_log_step()
             score = self._score(self._write_train_stats())
             self.best_reward = max(self.best_reward, score)
+            self.save_training_state()
             print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
             if self.config.target_reward is not None and score >= self.config.target_reward:
                 solved, reason = True, f"target reward {self.config.target_reward:g} reached ({score:.3f})"
                 break
-        return TrainingResult(epochs, self.total_steps, train_seconds, self.best_reward, solved, reason)
+        return TrainingResult(self.epochs_done, self.total_steps, train_seconds, self.best_reward, solved, reason)
 
     def evaluate(self) -> float:
         """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
@@ -159,9 +170,13 @@ class ESTrainer:
         """One optimizer step along the ES gradient estimate of ``pairs`` (plus the L2 penalty)."""
         dim = self.theta.numel()
         returns = np.stack([pair.returns for pair in pairs]).astype(np.float64)
+        if not self.guard.rewards_ok(returns):
+            return
         noise = np.stack([self.shared_noise.get(pair.noise_index, dim) for pair in pairs])
         ascent = torch.from_numpy(es_gradient(returns, noise).astype(np.float32))
         gradient = self.config.l2_penalty * self.theta - ascent
+        if not self.guard.loss_ok(torch.linalg.vector_norm(gradient), "norm of the ES gradient estimate"):
+            return
         ratio = self.optimizer.update(self.theta, gradient)
         set_flat_parameters(self.torch_policy, self.theta)
         self.events.record(ESEvents.policy_grad_norm, value=float(torch.linalg.vector_norm(gradient)))
@@ -186,19 +201,7 @@ class ESTrainer:
         get_stats_logger("train").log_stats(stats)
         return stats
 
-    def save_training_state(self, directory: Union[str, Path], best_reward: Optional[float] = None) -> None:
-        """Writes the optimizer state and the best score next to the best model (atomically)."""
-        directory = Path(directory)
-        save_state_dict(self.optimizer.state_dict(), directory / OPTIMIZER_FILE)
-        state = {
-            "best_reward": self.best_reward if best_reward is None else float(best_reward),
-            "epochs": self.epochs_done,
-            "env_steps": self.total_steps,
-            "trainer": type(self).__name__,
-        }
-        atomic_write_bytes(directory / TRAINING_STATE_FILE, yaml.safe_dump(state).encode("utf-8"))
-
-    def load_optimizer_state(self, state: dict[str, Any]) -> None:
+    def load_optimizer_state(self, state: Mapping[str, Any]) -> None:
         """Takes the optimizer state of a previous run of the same policy (e.g. ``optimizer.pt`` of ``input_dir``).
 
         Raises:
@@ -211,10 +214,6 @@ class ESTrainer:
                 f"the policy has {self.theta.numel()} parameters)"
             )
         self.optimizer.load_state_dict(state)
-
-    def load_parameters(self) -> None:
-        """Takes the torch policy's current parameters (e.g. after loading a checkpoint into it)."""
-        self.theta = get_flat_parameters(self.torch_policy)
 
 
 def _tensors(state: Any) -> list[torch.Tensor]:
