@@ -50,7 +50,7 @@ def tests(session: nox.Session, package: str) -> None:
 @nox.session(python=PYTHON)
 def integration(session: nox.Session) -> None:
     """Run the cross-package end-to-end tests in tests/integration against all packages."""
-    install_packages(session, *PACKAGE_NAMES, extra=("pytest",))
+    install_packages(session, *PACKAGE_NAMES, extra=("pytest", "pandas"))  # pandas: maze-viz's tensorboard extra
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
 
