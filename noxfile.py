@@ -58,7 +58,14 @@ def integration(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def examples(session: nox.Session) -> None:
     """Execute every runnable example (each example folder carries the test that runs it)."""
-    install_packages(session, "maze-env", "maze-deploy", extra=("pytest", "matplotlib"))
+    # maze-viz with its notebook extra, nbclient and ipykernel: viewer.ipynb runs in a real Jupyter kernel
+    install_packages(
+        session,
+        "maze-env",
+        "maze-deploy",
+        "maze-viz",
+        extra=("pytest", "matplotlib", "ipywidgets", "nbclient", "ipykernel"),
+    )
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "examples", *session.posargs, env={"MPLBACKEND": "Agg"})
 
