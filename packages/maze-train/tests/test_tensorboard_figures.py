@@ -113,3 +113,32 @@ def test_figures_can_be_switched_off_and_failing_figure_functions_are_named(tmp_
     with pytest.raises(ConfigurationError, match=r"figure function .*<lambda> of BrokenPlotEvents.level raised"):
         writer.write("train", 1, broken)
     writer.close()
+
+
+def plot_first_observation(value: list, groups: tuple, **kwargs: object):
+    """An ObservationVisualizationWrapper plot function: the first observation of the epoch as bars."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(3, 2))
+    figure.add_subplot().bar(range(len(value[0])), value[0])
+    return figure
+
+
+def test_observation_visualization_wrapper_figures_become_images(tmp_path: Path) -> None:
+    from maze.env import GymMazeEnv, LogStatsWrapper, ObservationVisualizationWrapper
+    from maze.env.log_stats.event_decorators import LogStatsLevel
+
+    env = LogStatsWrapper(ObservationVisualizationWrapper(GymMazeEnv("CartPole-v1"), plot_first_observation))
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step({"action": 0})
+    env.finish_episode_stats()
+    env.write_epoch_stats()
+    writer = LogStatsWriterTensorboard(tmp_path)
+    writer.write("train", 1, env.get_stats(LogStatsLevel.EPOCH))
+    writer.close()
+    (pixels,) = images(tmp_path).values()
+    assert pixels.std() > 0.05
+    assert list(images(tmp_path)) == [
+        "train_ObservationVisualizationEvents/observation_to_visualize/substep_0/observation/plot"
+    ]
