@@ -1,4 +1,5 @@
-"""TensorBoard histograms and images of real training runs, read back with tensorboard_to_pandas and compared.
+"""maze-viz on real maze-run outputs: recorded rollouts in the viewers, TensorBoard histograms and images of
+training runs, read back with tensorboard_to_pandas and compared.
 
 Two tiny PPO runs on CartPole-v1 with the monitoring wrapper logging actions and
 observations; the second one with TensorBoard figures switched off.
@@ -14,7 +15,13 @@ from pathlib import Path
 import pytest
 from cli_support import EVAL_REWARD_MEAN, SHORT_EPOCHS, TrainingRun, assert_success, cartpole, maze_run, seeds
 from matplotlib.image import imread
-from maze.viz import plot_run_comparison, tensorboard_to_pandas
+from maze.viz import (
+    KeyboardControlledTrajectoryViewer,
+    NotebookTrajectoryViewer,
+    plot_run_comparison,
+    tensorboard_to_pandas,
+    trajectory_files,
+)
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 MONITORED = (
@@ -99,3 +106,27 @@ def test_comparison_plot_of_two_runs_has_two_labelled_curves_and_the_cli_writes_
         f"Error: no TensorBoard event files (events.out.tfevents.*) in {empty}; pass the output directory of a "
         "training run (maze-run -cn conf_train ... writes them there)"
     ]
+
+
+def test_a_recorded_greedy_cutting_rollout_opens_in_the_viewers(tmp_path: Path) -> None:
+    run_dir = tmp_path / "rollout"
+    result = maze_run(
+        "env=tutorial_cutting_2d_struct_masked",
+        "policy=tutorial_cutting_2d_greedy_policy",
+        "runner=sequential",
+        "runner.n_episodes=1",
+        "runner.max_episode_steps=8",
+        run_dir=run_dir,
+    )
+    assert_success(result)
+    (episode_file,) = trajectory_files(run_dir / "trajectory_data")
+    viewer = NotebookTrajectoryViewer(episode_file)
+    viewer.build()
+    assert (viewer.slider.min, viewer.slider.max) == (0, 15)  # 8 env steps of two sub-steps (select, then cut)
+    viewer.slider.value = 14
+    assert "step 14 of 15" in viewer.details.value and "Cutting2DPieceSelection" in viewer.details.value
+    viewer.next_button.click()
+    assert "step 15 of 15" in viewer.details.value and "Cutting2DMazeAction" in viewer.details.value
+    keyboard = KeyboardControlledTrajectoryViewer(episode_file)
+    figure = keyboard.render(3)
+    assert [axes.get_title(loc="left") for axes in figure.axes][1] == "Inventory Pieces"
