@@ -115,12 +115,21 @@ def test_figure_functions_draw_titled_non_blank_pngs(tmp_path: Path) -> None:
     discrete = create_categorical_plot([0, 1, 1, 2, 2, 2], groups=("substep_0", "action"))
     assert discrete.axes[0].get_title() == "action distribution: substep_0/action"
     assert [bar.get_height() for bar in discrete.axes[0].patches] == [1, 2, 3]
+    many = create_categorical_plot(list(range(100)) + [7], groups=("substep_0", "piece_idx"))
+    (steps,) = many.axes[0].patches  # one filled step line instead of 100 bars
+    assert steps.get_path().vertices[:, 1].max() == 2  # value 7 occurs twice
     binary = create_relative_bar_plot([np.array([1, 0]), np.array([1, 1])], groups=("substep_0", "buttons"))
     assert [bar.get_height() for bar in binary.axes[0].patches] == [1.0, 0.5]
     violin = create_violin_distribution(list(rng.normal(size=(50, 2))), groups=("substep_0", "force"))
     histogram = create_histogram(list(rng.normal(size=100)))
     assert histogram.axes[0].get_title() == "histogram"
-    for name, figure in {"discrete": discrete, "binary": binary, "violin": violin, "histogram": histogram}.items():
+    for name, figure in {
+        "discrete": discrete,
+        "many": many,
+        "binary": binary,
+        "violin": violin,
+        "histogram": histogram,
+    }.items():
         assert_not_blank(png_pixels(figure, tmp_path, name))
     with pytest.raises(ValueError, match="no values"):
         create_categorical_plot([])

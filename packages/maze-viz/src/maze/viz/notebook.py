@@ -21,7 +21,7 @@ import html
 from typing import Any, Optional
 
 from maze.env.core.renderer_args import IntRangeArg, OptionsArrayArg, RendererArg
-from maze.env.core.rendering import Renderer
+from maze.env.core.rendering import Renderer, import_pyplot
 from maze.env.errors import ConfigurationError
 from maze.env.log_events.episode_event_log import EpisodeEventLog
 from maze.env.log_events.kpi_calculator import KpiCalculator
@@ -136,8 +136,6 @@ class NotebookTrajectoryViewer:
     def show(self) -> None:
         """Draws the current step into the picture and its action, reward and events into the details."""
         display = import_extra("IPython.display", "notebook", "NotebookTrajectoryViewer")
-        from maze.env.core.rendering import import_pyplot
-
         plt = import_pyplot()
         step = self.step
         description = describe_step(self.record.step_records[step])

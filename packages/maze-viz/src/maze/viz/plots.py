@@ -31,12 +31,15 @@ __all__ = [
 ]
 
 _SIZE = (6.0, 3.5)
+_MAX_BARS = 30
+"""More categories than this are drawn as one filled step line."""
 
 
 def _figure(title: str, groups: Optional[Sequence[Any]]) -> tuple[Any, Any]:
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=_SIZE, layout="constrained")
+    figure = Figure(figsize=_SIZE)
+    figure.subplots_adjust(left=0.13, right=0.97, bottom=0.15, top=0.9)  # fixed margins: a layout engine costs more
     axes = figure.add_subplot()
     label = "/".join(str(group) for group in groups or ())
     axes.set_title(f"{title}: {label}" if label else title)
@@ -45,9 +48,15 @@ def _figure(title: str, groups: Optional[Sequence[Any]]) -> tuple[Any, Any]:
 
 def _matrix(value: Sequence[Any]) -> np.ndarray:
     """The values as a ``[n, d]`` float array (scalars become ``d = 1``)."""
-    rows = [np.ravel(np.asarray(entry, dtype=np.float64)) for entry in value]
-    if not rows:
+    if len(value) == 0:
         raise ValueError("no values to plot")
+    try:
+        matrix = np.asarray(value, dtype=np.float64)
+    except ValueError:  # entries of different shapes
+        matrix = None
+    if matrix is not None:
+        return matrix.reshape(len(value), -1)
+    rows = [np.ravel(np.asarray(entry, dtype=np.float64)) for entry in value]
     widths = {row.size for row in rows}
     if len(widths) != 1:
         raise ValueError(f"values of different sizes {sorted(widths)} cannot be plotted per entry")
@@ -65,7 +74,12 @@ def create_categorical_plot(value: Sequence[Any], groups: Optional[Sequence[Any]
     flat = _matrix(value).ravel().astype(np.int64)
     categories, counts = np.unique(flat, return_counts=True)
     figure, axes = _figure("action distribution", groups)
-    axes.bar(categories, counts, width=0.8, color="tab:blue")
+    if categories.size <= _MAX_BARS:
+        axes.bar(categories, counts, width=0.8, color="tab:blue")
+    else:  # one filled step line instead of a patch per category (many patches draw slowly)
+        full = np.zeros(int(categories[-1] - categories[0]) + 1)
+        full[categories - categories[0]] = counts
+        axes.stairs(full, np.arange(full.size + 1) + categories[0] - 0.5, fill=True, color="tab:blue")
     axes.set_xlabel("value")
     axes.set_ylabel("count")
     if categories.size <= 20:
