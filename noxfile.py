@@ -50,7 +50,8 @@ def tests(session: nox.Session, package: str) -> None:
 @nox.session(python=PYTHON)
 def integration(session: nox.Session) -> None:
     """Run the cross-package end-to-end tests in tests/integration against all packages."""
-    install_packages(session, *PACKAGE_NAMES, extra=("pytest", "pandas"))  # pandas: maze-viz's tensorboard extra
+    # pandas, ipywidgets: maze-viz's tensorboard and notebook extras (tests/integration/test_viz_training_runs.py)
+    install_packages(session, *PACKAGE_NAMES, extra=("pytest", "pandas", "ipywidgets"))
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
 
