@@ -50,7 +50,8 @@ def tests(session: nox.Session, package: str) -> None:
 @nox.session(python=PYTHON)
 def integration(session: nox.Session) -> None:
     """Run the cross-package end-to-end tests in tests/integration against all packages."""
-    install_packages(session, *PACKAGE_NAMES, extra=("pytest",))
+    # pandas, ipywidgets: maze-viz's tensorboard and notebook extras (tests/integration/test_viz_training_runs.py)
+    install_packages(session, *PACKAGE_NAMES, extra=("pytest", "pandas", "ipywidgets"))
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
 
@@ -58,7 +59,14 @@ def integration(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def examples(session: nox.Session) -> None:
     """Execute every runnable example (each example folder carries the test that runs it)."""
-    install_packages(session, "maze-env", "maze-deploy", extra=("pytest", "matplotlib"))
+    # maze-viz with its notebook extra, nbclient and ipykernel: viewer.ipynb runs in a real Jupyter kernel
+    install_packages(
+        session,
+        "maze-env",
+        "maze-deploy",
+        "maze-viz",
+        extra=("pytest", "matplotlib", "ipywidgets", "nbclient", "ipykernel"),
+    )
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "examples", *session.posargs, env={"MPLBACKEND": "Agg"})
 

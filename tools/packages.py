@@ -82,8 +82,11 @@ PACKAGES: tuple[Package, ...] = (
         "maze-viz",
         leaves=("viz",),
         internal_deps=("maze-env",),
-        third_party=("matplotlib", "ipywidgets"),
+        third_party=("matplotlib",),
         torch_free=True,
+        # extras "notebook" (ipywidgets, IPython) and "tensorboard" (tensorboard, pandas): imported lazily
+        optional_third_party=("ipywidgets", "IPython", "tensorboard", "pandas"),
+        test_requires=("ipywidgets", "tensorboard", "pandas"),
     ),
     Package(
         "maze-train",

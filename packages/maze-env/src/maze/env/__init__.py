@@ -109,6 +109,7 @@ from maze.env.wrappers import (
     NoDictSpacesWrapper,
     ObservationNormalizationWrapper,
     ObservationStackWrapper,
+    ObservationVisualizationWrapper,
     ObservationWrapper,
     PreProcessingWrapper,
     RandomResetWrapper,
@@ -212,6 +213,7 @@ __all__ = [
     "make_normalized_env_factory",
     "LogStatsWrapper",
     "MazeEnvMonitoringWrapper",
+    "ObservationVisualizationWrapper",
     "TrajectoryRecordingWrapper",
     # events, statistics, event logs
     "StepEventLog",

@@ -15,6 +15,9 @@ event, named like the console table's path::
 * Numbers become scalars; lists, tuples and arrays of numbers become histograms (their
   entries flattened, non-finite entries dropped); other values (dicts, strings, empty
   lists) are not written.
+* With ``figures=True`` the figures of the statistics (action distributions of the
+  monitoring wrapper's action events, figures declared with ``define_plot``) go into
+  the IMAGES tab (:mod:`maze.train.tensorboard_figures`).
 * Every ``write`` is flushed to disk before it returns, so a killed run keeps every
   epoch it logged.
 
@@ -40,6 +43,7 @@ from typing import Any, Optional, Union
 import numpy as np
 from maze.env.log_stats.log_stats import LogStats, LogStatsKey, LogStatsValue
 from maze.env.log_stats.writers import LogStatsWriter
+from maze.train.tensorboard_figures import figure_images
 
 __all__ = [
     "LogStatsWriterTensorboard",
@@ -104,12 +108,15 @@ class LogStatsWriterTensorboard(LogStatsWriter):
     Args:
         log_dir: Directory of the event file (created when missing); point ``tensorboard
             --logdir`` at it or at a parent directory.
+        figures: Also draw the figures of the statistics (action distributions,
+            ``define_plot``) into the IMAGES tab; see :mod:`maze.train.tensorboard_figures`.
     """
 
-    def __init__(self, log_dir: Union[str, os.PathLike]) -> None:
+    def __init__(self, log_dir: Union[str, os.PathLike], figures: bool = True) -> None:
         from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
         self.log_dir = Path(log_dir)
+        self.figures = figures
         self._writer: Optional[EventFileWriter] = EventFileWriter(str(self.log_dir))
 
     def write(self, path: Optional[str], step: int, stats: LogStats) -> None:
@@ -135,6 +142,8 @@ class LogStatsWriterTensorboard(LogStatsWriter):
                 values.append(Summary.Value(tag=tag, simple_value=numbers))
             else:
                 values.append(Summary.Value(tag=tag, histo=_histogram(numbers)))
+        if self.figures:
+            values.extend(figure_images(stats, lambda key: stats_tag(path, key)))
         if values:
             self._add(Summary(value=values), step)
 

@@ -21,7 +21,7 @@ from maze.env.errors import ConfigurationError, MazeError
 from maze.env.log_stats.event_decorators import LogStatsLevel, StatsDefinition, stats_definitions, stats_grouping
 from maze.env.log_stats.log_stats import LogStatsGroup, LogStatsKey, LogStatsValue
 
-__all__ = ["EventPlan", "plan_for", "reduce_values", "episode_step_stats", "StepStats"]
+__all__ = ["EventPlan", "plan_for", "event_method", "reduce_values", "episode_step_stats", "StepStats"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -201,6 +201,19 @@ def plan_for(topic: str, method: Callable) -> Optional[EventPlan]:
     if cache_key not in _PLANS:
         _PLANS[cache_key] = _compile(topic, method)
     return _PLANS[cache_key]
+
+
+def event_method(topic: str, event: str) -> Optional[Callable]:
+    """The event method behind statistics named ``(topic, event)`` (None until this process aggregated some).
+
+    Statistics keys hold names only; writers that need an event's declarations (e.g. the
+    figures of ``define_plot``) find its method here. Epoch statistics are reduced in the
+    process that writes them, so their events are known there.
+    """
+    for (plan_topic, method), plan in _PLANS.items():
+        if plan is not None and plan_topic == topic and plan.event == event:
+            return method
+    return None
 
 
 def _compile(topic: str, method: Callable) -> Optional[EventPlan]:

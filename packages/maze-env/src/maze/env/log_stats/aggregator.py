@@ -32,11 +32,11 @@ from typing import Optional
 import numpy as np
 from maze.env.core.events import EventColumns, EventRecord
 from maze.env.errors import ConfigurationError
-from maze.env.log_stats._event_plan import EventPlan, episode_step_stats, plan_for, reduce_values
+from maze.env.log_stats._event_plan import EventPlan, episode_step_stats, event_method, plan_for, reduce_values
 from maze.env.log_stats.event_decorators import LogStatsLevel
 from maze.env.log_stats.log_stats import LogStats, LogStatsGroup, LogStatsKey
 
-__all__ = ["LogStatsAggregator", "EpisodeStatsBatch", "step_stats"]
+__all__ = ["LogStatsAggregator", "EpisodeStatsBatch", "step_stats", "event_method"]
 
 
 @dataclass

@@ -16,6 +16,7 @@ from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 from maze.env.wrappers.monitoring_wrapper import MazeEnvMonitoringWrapper
 from maze.env.wrappers.normalization import ObservationNormalizationWrapper
 from maze.env.wrappers.observation_stack import ObservationStackWrapper
+from maze.env.wrappers.observation_visualization import ObservationVisualizationWrapper
 from maze.env.wrappers.preprocessing import PreProcessingWrapper
 from maze.env.wrappers.random_reset import RandomResetWrapper
 from maze.env.wrappers.reward_wrappers import (
@@ -55,4 +56,5 @@ __all__ = [
     "TrajectoryRecordingWrapper",
     "LogStatsWrapper",
     "MazeEnvMonitoringWrapper",
+    "ObservationVisualizationWrapper",
 ]

@@ -170,7 +170,8 @@ class TrainingRunner(Runner):
         return composer
 
     def _register_writers(self) -> None:
-        self.writers = [LogStatsWriterConsole(), LogStatsWriterTensorboard(self.run_dir)]
+        figures = bool(self.cfg.get("tensorboard_figures", True))
+        self.writers = [LogStatsWriterConsole(), LogStatsWriterTensorboard(self.run_dir, figures=figures)]
         for writer in self.writers:
             register_log_stats_writer(writer)
         self.writers[1].write_config(yaml.safe_dump(self.cfg, sort_keys=False), shlex.join(["maze-run", *sys.argv[1:]]))
