@@ -12,6 +12,7 @@ only load files you or your own pipeline wrote.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -59,8 +60,11 @@ def trajectory_files(directory: Union[str, os.PathLike]) -> list[Path]:
     return files
 
 
-def load_state_trajectory(source: TrajectoryInput) -> StateTrajectoryRecord:
+def load_state_trajectory(source: TrajectoryInput, trusted_modules: Sequence[str] = ()) -> StateTrajectoryRecord:
     """The recorded episode ``source`` (returned as is) or the one in the trajectory file ``source``.
+
+    Files are read with maze-env's allow-listed unpickler: name the package of your own env's
+    MazeState/MazeAction classes in ``trusted_modules``.
 
     Raises:
         TrajectoryLoadError: The path is a directory, is missing, corrupt or holds no
@@ -74,7 +78,7 @@ def load_state_trajectory(source: TrajectoryInput) -> StateTrajectoryRecord:
             raise TrajectoryLoadError(
                 f"{path} is a directory; pass one of its trajectory files, e.g. trajectory_files({str(path)!r})[0]"
             )
-        record = load_trajectory(path, StateTrajectoryRecord)
+        record = load_trajectory(path, StateTrajectoryRecord, trusted_modules=trusted_modules)
     else:
         raise TrajectoryLoadError(
             f"expected a StateTrajectoryRecord or the path of a trajectory file (*.pkl), got {type(source).__name__}"
