@@ -211,8 +211,8 @@ class ConfigurationLoader:
                 self._replace(cfg, key, None)
                 objects[key] = value
         choices = cfg.hydra.runtime.choices
-        for name, value in self.spec.arguments().items():
-            if not isinstance(value, str) and name in choices:
+        for name, value in self.spec.arguments().items():  # groups whose node was replaced (algorithm keeps its name)
+            if not isinstance(value, str) and name in choices and name != "algorithm":
                 choices[name] = CUSTOM_CHOICE
         run_dir = self._run_dir(cfg)
         choices = OmegaConf.to_container(choices)
@@ -293,7 +293,7 @@ class ConfigurationLoader:
         parent_key, _, leaf = key.rpartition(".")
         parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
         if not isinstance(parent, DictConfig):
-            close = difflib.get_close_matches(parent_key, _all_keys(cfg), n=1)
+            close = difflib.get_close_matches(parent_key, _all_keys(OmegaConf.to_container(cfg)), n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise InvalidSpecificationError(f"overrides: the config has no {parent_key!r} for key {key!r}.{hint}")
         with open_dict(parent):
@@ -317,15 +317,13 @@ def group_options(config_module: str, group: str) -> list[str]:
         return sorted(GlobalHydra.instance().config_loader().get_group_options(group))
 
 
-def _all_keys(cfg: Any, prefix: str = "") -> list[str]:
+def _all_keys(node: Any, prefix: str = "") -> list[str]:
+    """Every dotted key of a plain nested dict."""
     keys = []
-    if isinstance(cfg, DictConfig):
-        for key in cfg.keys():
-            path = f"{prefix}{key}"
-            keys.append(path)
-            node = cfg._get_node(key)
-            if isinstance(node, DictConfig):
-                keys.extend(_all_keys(node, f"{path}."))
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            keys.append(f"{prefix}{key}")
+            keys.extend(_all_keys(value, f"{prefix}{key}."))
     return keys
 
 
