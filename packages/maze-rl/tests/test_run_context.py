@@ -228,6 +228,11 @@ def test_run_context_and_cli_with_the_same_seed_give_identical_evaluation_reward
     [
         ({"algorithm": "ppx"}, r"(?s)algorithm/ppx.*Did you mean algorithm=ppo"),
         ({"model": {"_target_": "maze_rllib.models.RLlibModel"}}, r"model: .*no module 'maze_rllib' is installed"),
+        ({"model": "rllib"}, r"(?s)model='rllib': .*model/rllib.*once that package is installed"),
+        (
+            {"env": "gym_env", "overrides": {"env._target_": "maze_envs.logistics.make_env"}},
+            r"env: .*no module 'maze_envs' is installed",
+        ),
         ({"env": GymMazeEnv("CartPole-v1")}, r"env: got an env instance \(GymMazeEnv\).*factory"),
         ({"policy": "random_policy"}, r"policy='random_policy': policy names are rollout policies"),
         ({"configuration": "deploy"}, r"configuration='deploy' is not a run mode"),

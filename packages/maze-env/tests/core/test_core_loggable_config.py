@@ -19,7 +19,10 @@ def test_plain_configs_pass_unchanged_and_objects_are_named_by_type() -> None:
     logged = loggable_config(mixed)
     assert logged == {
         "env": f"<object {__name__}.make_env>",
-        "model": {"policy": "<object maze.env.gym_adapter.gym_maze_env.GymMazeEnv>", "critic": "<object builtins.object>"},
+        "model": {
+            "policy": "<object maze.env.gym_adapter.gym_maze_env.GymMazeEnv>",
+            "critic": "<object builtins.object>",
+        },
         "seeds": [1, 2],
         3: "int key",
     }

@@ -203,6 +203,7 @@ class ConfigurationLoader:
 
         overrides, replacements = self._split()
         cfg = self._compose(overrides)
+        self._audit_targets(cfg)
         objects: dict[str, Any] = {}
         for key, value in replacements.items():
             if _is_plain(value):
@@ -285,7 +286,22 @@ class ConfigurationLoader:
         except Exception as error:
             if not is_config_error(error):
                 raise
-            raise InvalidSpecificationError(describe_config_error(error)) from None
+            message = describe_config_error(error)
+            group = str(getattr(error, "missing_cfg_file", "") or "").rpartition("/")[0]
+            if group in self.spec.arguments():
+                message = (
+                    f"{group}={self.spec.arguments()[group]!r}: {message}\nConfig options of other packages "
+                    "(e.g. their models) are available once that package is installed"
+                )
+            raise InvalidSpecificationError(message) from None
+
+    def _audit_targets(self, cfg: DictConfig) -> None:
+        """Imports the ``_target_`` of every argument's node, so a missing package is named up front."""
+        for name in self.spec.arguments():
+            node = OmegaConf.select(cfg, self.node_of(name), default=None)
+            target = node.get("_target_") if isinstance(node, DictConfig) else None
+            if isinstance(target, str):
+                ConfigurationAuditor._audit_target(name, target)
 
     @staticmethod
     def _replace(cfg: DictConfig, key: str, value: Any) -> None:
