@@ -61,9 +61,8 @@ def preload_job_modules(job_config: DictConfig) -> None:
     per job). Nothing is built or run, so no thread pools exist yet when forking. Import
     errors are left to the jobs, which report them.
     """
-    from maze.env.utils.factory import resolve_target
-
     import maze.rl.run  # noqa: F401 - the job's own module
+    from maze.env.utils.factory import resolve_target
 
     for key in ("runner._target_", "runner.trainer_class"):
         target = OmegaConf.select(job_config, key, default=None)
