@@ -94,7 +94,14 @@ PACKAGES: tuple[Package, ...] = (
         internal_deps=("maze-perception", "maze-rollout", "maze-viz"),
         third_party=("tensorboard", "ray"),
     ),
-    Package("maze-rl", leaves=("rl", "conf"), internal_deps=("maze-train", "maze-deploy"), third_party=("hydra",)),
+    Package(
+        "maze-rl",
+        leaves=("rl", "conf"),
+        internal_deps=("maze-train", "maze-deploy"),
+        third_party=("hydra",),
+        optional_third_party=("nevergrad", "optuna"),  # extras "nevergrad", "optuna": the HPO sweepers
+        test_requires=("nevergrad", "optuna"),
+    ),
 )
 
 _BY_NAME = {package.name: package for package in PACKAGES}

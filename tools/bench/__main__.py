@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import deploy_bench, env_layer, es_bench, log_stats_bench, policy_bench, rollout_bench, train_bench
+from . import deploy_bench, env_layer, es_bench, hpo_bench, log_stats_bench, policy_bench, rollout_bench, train_bench
 from .harness import Row, markdown_table, write_results
 
 NOTES = (
@@ -34,13 +34,14 @@ SUITES = (
 TRAIN = "train"  # time-to-solve against SB3: subprocess runs with their own tables (see train_bench)
 DEPLOY = "deploy"  # act latency against the bare policy: its own table (see deploy_bench)
 ES = "es"  # ES time-to-solve against sb3-contrib ARS: subprocess runs with their own table (see es_bench)
+HPO = "hpo"  # sweep wall time, parallel launcher vs one after another: its own table (see hpo_bench)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few steps and rounds; a smoke run that writes no results")
     parser.add_argument(
-        "--only", choices=[*(suite.name for suite in SUITES), DEPLOY, TRAIN, ES], help="run a single suite"
+        "--only", choices=[*(suite.name for suite in SUITES), DEPLOY, TRAIN, ES, HPO], help="run a single suite"
     )
     parser.add_argument(
         "--maze-override",
@@ -67,6 +68,8 @@ def main() -> None:
         train_bench.main(args.quick, tuple(args.maze_override))
     if args.only in (None, ES):
         es_bench.main(args.quick)
+    if args.only in (None, HPO):
+        hpo_bench.main(args.quick)
     if args.quick:
         print("\n--quick: results not written (figures too noisy to keep)")
 

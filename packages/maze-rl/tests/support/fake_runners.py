@@ -49,3 +49,19 @@ class FailingRunner(Runner):
         if self.kind == "maze":
             raise ConfigurationError("the fake runner was told to fail; set runner.kind=ok to succeed")
         raise RuntimeError("unexpected failure inside the fake runner")
+
+
+class ObjectiveRunner(Runner):
+    """Returns ``-(x - 0.3) ** 2`` (best at x = 0.3) for sweeps; its process dies (exit code 3) for ``x > crash_above``."""
+
+    def __init__(self, x: float = 0.0, crash_above: float = float("inf"), **kwargs: Any) -> None:
+        self.x = float(x)
+        self.crash_above = float(crash_above)
+
+    def setup(self, cfg: Any) -> None:
+        pass
+
+    def run(self) -> Optional[float]:
+        if self.x > self.crash_above:
+            os._exit(3)
+        return -((self.x - 0.3) ** 2)

@@ -7,7 +7,7 @@ from typing import Any, Optional, Union
 
 from omegaconf import DictConfig, OmegaConf
 
-__all__ = ["prepare_config", "maze_run"]
+__all__ = ["build_runner", "prepare_config", "maze_run"]
 
 
 def prepare_config(cfg: DictConfig, base_dir: Union[str, os.PathLike]) -> DictConfig:
@@ -44,6 +44,17 @@ def maze_run(cfg: Any) -> Optional[float]:
     Returns:
         The runner's objective (for hyper-parameter sweepers), or None.
     """
+    runner = build_runner(cfg)
+    runner.setup(cfg)
+    return runner.run()
+
+
+def build_runner(cfg: Any) -> Any:
+    """Instantiates ``cfg.runner`` (a :class:`maze.rollout.Runner`), not yet set up.
+
+    Raises:
+        ConfigurationError: For a config without ``runner``, unknown ``_target_`` s and arguments.
+    """
     from maze.env.errors import ConfigurationError
     from maze.env.utils.factory import Factory
     from maze.rollout import Runner
@@ -51,6 +62,4 @@ def maze_run(cfg: Any) -> Optional[float]:
     runner_config = cfg.get("runner") if hasattr(cfg, "get") else None
     if runner_config is None:
         raise ConfigurationError("the config has no `runner`; pick one, e.g. runner=parallel (rollouts) or runner=dev")
-    runner = Factory(Runner).instantiate(runner_config)
-    runner.setup(cfg)
-    return runner.run()
+    return Factory(Runner).instantiate(runner_config)

@@ -61,6 +61,9 @@ class ACRunner(TrainingRunner):
     def _evaluator(self, config: Optional[Any]) -> Optional[Evaluator]:
         if not config:
             return None
+        if isinstance(config, Evaluator):  # built in Python (RunContext): it feeds this run's model selection
+            config.model_selection = self.model_selection
+            return config
         n_episodes = int(config.get("n_episodes", 8))
         if self.eval_concurrency:
             n_envs, subprocesses = self.env_placement(self.eval_concurrency)

@@ -15,6 +15,7 @@ from maze.env.errors import ConfigurationError
 from maze.env.log_stats.global_state import register_log_stats_writer, unregister_log_stats_writer
 from maze.env.log_stats.writers import LogStatsWriter, LogStatsWriterConsole
 from maze.env.utils.factory import resolve_target, to_plain_config
+from maze.env.utils.loggable_config import loggable_config
 from maze.env.utils.seeding import MazeSeeding
 from maze.env.wrappers.normalization.normalization_utils import (
     find_normalization_wrapper,
@@ -164,7 +165,7 @@ class TrainingRunner(Runner):
         spaces_config = SpacesConfig.from_env(env)
         composer = build_model_composer(model_config, spaces_config)
         spaces_config.save(self.run_dir / self.spaces_config_dump_file)
-        save_model_config(model_config, self.run_dir / MODEL_CONFIG_FILE)
+        save_model_config(loggable_config(model_config), self.run_dir / MODEL_CONFIG_FILE)
         self.model_config = model_config
         self.spaces_config = spaces_config
         return composer
@@ -174,7 +175,8 @@ class TrainingRunner(Runner):
         self.writers = [LogStatsWriterConsole(), LogStatsWriterTensorboard(self.run_dir, figures=figures)]
         for writer in self.writers:
             register_log_stats_writer(writer)
-        self.writers[1].write_config(yaml.safe_dump(self.cfg, sort_keys=False), shlex.join(["maze-run", *sys.argv[1:]]))
+        config_text = yaml.safe_dump(loggable_config(self.cfg), sort_keys=False)
+        self.writers[1].write_config(config_text, shlex.join(["maze-run", *sys.argv[1:]]))
 
     def load_input_model(self, model: Any) -> None:
         """Loads the ``input_dir`` checkpoint (spaces checked in :meth:`setup`) into ``model`` and copies it here.

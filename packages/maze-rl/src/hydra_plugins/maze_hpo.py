@@ -1,0 +1,119 @@
+"""Hydra plugins of maze's hyper-parameter optimization (``maze-run ... +experiment=nevergrad --multirun``).
+
+* ``hydra/sweeper=nevergrad``: :class:`MazeNevergradSweeper` (nevergrad optimizers),
+* ``hydra/sweeper=optuna``: :class:`MazeOptunaSweeper` (Optuna samplers),
+* ``hydra/launcher=local``: :class:`MazeLocalLauncher` (jobs in parallel local processes).
+
+Their configs are ``maze/conf/hydra/{sweeper,launcher}/*.yaml``. The work is done by
+:mod:`maze.rl.hpo`, imported when a sweep starts (Hydra imports this module in every app).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Optional
+
+from hydra.plugins.launcher import Launcher
+from hydra.plugins.sweeper import Sweeper
+
+__all__ = ["MazeLocalLauncher", "MazeNevergradSweeper", "MazeOptunaSweeper"]
+
+
+class MazeLocalLauncher(Launcher):
+    """Runs the jobs of a sweep in parallel local processes (see :mod:`maze.rl.hpo.launcher`).
+
+    Args:
+        n_jobs: Jobs at once (0: as many as fit the CPUs).
+        cpus_per_job: CPUs a job takes (0: ``runner.concurrency`` for ``runner=local``, else 1).
+    """
+
+    def __init__(self, n_jobs: int = 0, cpus_per_job: int = 0) -> None:
+        self.n_jobs = int(n_jobs)
+        self.cpus_per_job = int(cpus_per_job)
+        self.config: Any = None
+        self.hydra_context: Any = None
+        self.task_function: Any = None
+
+    def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
+        """Keeps the context for :meth:`launch`."""
+        self.config, self.hydra_context, self.task_function = config, hydra_context, task_function
+
+    def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[Any]:
+        """Runs the jobs; returns one JobReturn each (failed jobs do not stop the others)."""
+        from maze.rl.hpo.launcher import launch_in_processes
+
+        return launch_in_processes(
+            self.hydra_context,
+            self.task_function,
+            self.config,
+            job_overrides,
+            initial_job_idx,
+            n_jobs=self.n_jobs,
+            cpus_per_job=self.cpus_per_job,
+        )
+
+
+class _MazeSweeper(Sweeper):
+    """Shared part of the sweepers: the launcher, the search space and the sweep loop."""
+
+    def __init__(self, optim: Any, parametrization: Optional[Any] = None) -> None:
+        from omegaconf import OmegaConf
+
+        self.optim = dict(OmegaConf.to_container(optim, resolve=True)) if optim is not None else {}
+        container = OmegaConf.to_container(parametrization, resolve=True) if parametrization is not None else {}
+        self.parametrization = dict(container or {})
+        self.config: Any = None
+        self.hydra_context: Any = None
+        self.launcher: Any = None
+
+    def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
+        """Builds the launcher of the sweep config."""
+        from hydra.core.plugins import Plugins
+
+        self.config, self.hydra_context = config, hydra_context
+        self.launcher = Plugins.instance().instantiate_launcher(
+            hydra_context=hydra_context, task_function=task_function, config=config
+        )
+
+    def sweep(self, arguments: list[str]) -> Any:
+        """Runs the sweep over the parametrization and the sweep overrides in ``arguments``."""
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+        from maze.rl.hpo.search_space import SearchSpace
+        from maze.rl.hpo.sweep import run_sweep
+        from maze.rl.hydra_config import hydra_override
+
+        parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
+        space = SearchSpace.from_sweep(self.parametrization, parser.parse_overrides(arguments))
+        settings = dict(self.optim)
+        budget, num_workers = int(settings.pop("budget", 10)), int(settings.pop("num_workers", 1))
+        maximize, seed = bool(settings.pop("maximize", True)), settings.pop("seed", None)
+        optimizer = self.optimizer(space, maximize, seed, budget, num_workers, settings)
+        title = (
+            f"Sweep: {type(optimizer).__name__} {settings}, budget {budget}, {num_workers} at a time, "
+            f"{'maximizing' if maximize else 'minimizing'} the objective"
+        )
+        return run_sweep(self.launcher, self.config, space, optimizer, title, hydra_override)
+
+    def optimizer(self, space: Any, maximize: bool, seed: Any, budget: int, num_workers: int, settings: dict) -> Any:
+        """The ask/tell optimizer of the sweeper (``settings``: the remaining ``optim`` keys)."""
+        raise NotImplementedError
+
+
+class MazeNevergradSweeper(_MazeSweeper):
+    """Sweeps with a nevergrad optimizer: ``optim: {optimizer, budget, num_workers, maximize, seed}``."""
+
+    def optimizer(self, space: Any, maximize: bool, seed: Any, budget: int, num_workers: int, settings: dict) -> Any:
+        """A :class:`~maze.rl.hpo.optimizers.NevergradOptimizer`."""
+        from maze.rl.hpo.optimizers import NevergradOptimizer
+
+        return NevergradOptimizer(space, maximize, seed, budget, num_workers, **settings)
+
+
+class MazeOptunaSweeper(_MazeSweeper):
+    """Sweeps with an Optuna sampler: ``optim: {sampler, budget, num_workers, maximize, seed}``."""
+
+    def optimizer(self, space: Any, maximize: bool, seed: Any, budget: int, num_workers: int, settings: dict) -> Any:
+        """A :class:`~maze.rl.hpo.optimizers.OptunaOptimizer`."""
+        from maze.rl.hpo.optimizers import OptunaOptimizer
+
+        return OptunaOptimizer(space, maximize, seed, budget, num_workers, **settings)

@@ -1,0 +1,149 @@
+"""The loop of a hyper-parameter sweep: ask a batch, launch it, tell the objectives, summarize.
+
+The objective of a job is what its runner's ``run()`` returns (for training runs the best
+evaluation reward). A job that fails (raises, dies, or returns no number) is recorded as
+failed and told to the optimizer as such; the sweep goes on. At the end the sweep
+directory holds one subdirectory per job plus ``sweep_summary.md`` (the table printed on
+the console: parameters, objective and status per job, and the best job) and
+``sweep_summary.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from maze.rl.hpo.optimizers import AskTellOptimizer
+from maze.rl.hpo.search_space import SearchSpace
+from omegaconf import DictConfig, OmegaConf
+
+__all__ = ["JobRecord", "SweepResult", "run_sweep"]
+
+SUMMARY_FILE = "sweep_summary.md"
+SUMMARY_JSON = "sweep_summary.json"
+
+
+@dataclass
+class JobRecord:
+    """One job of a sweep.
+
+    Attributes:
+        number: The job number (its subdirectory name by default).
+        params: The searched parameters of the job.
+        objective: Its objective (None if it failed).
+        status: ``completed`` or ``failed``.
+        error: Why it failed (empty if it did not).
+        directory: Its run directory.
+    """
+
+    number: int
+    params: dict[str, Any]
+    objective: Optional[float]
+    status: str
+    error: str = ""
+    directory: str = ""
+
+
+@dataclass
+class SweepResult:
+    """All jobs of a sweep and the best one (None if every job failed)."""
+
+    jobs: list[JobRecord] = field(default_factory=list)
+    maximize: bool = True
+
+    @property
+    def best(self) -> Optional[JobRecord]:
+        """The completed job with the best objective."""
+        done = [job for job in self.jobs if job.objective is not None]
+        if not done:
+            return None
+        return (max if self.maximize else min)(done, key=lambda job: job.objective)
+
+    def table(self) -> str:
+        """The jobs as a markdown table, then the best job."""
+        keys = list(self.jobs[0].params) if self.jobs else []
+        lines = [
+            "| job | " + " | ".join(keys) + " | objective | status |",
+            "|---:|" + "---:|" * len(keys) + "---:|---|",
+        ]
+        best = self.best
+        for job in self.jobs:
+            values = " | ".join(_format(job.params[key]) for key in keys)
+            objective = "—" if job.objective is None else f"{job.objective:.3f}"
+            status = job.status if not job.error else f"{job.status}: {job.error.splitlines()[0][:120]}"
+            marker = " **best**" if job is best else ""
+            lines.append(f"| {job.number}{marker} | {values} | {objective} | {status} |")
+        failed = sum(job.status != "completed" for job in self.jobs)
+        lines.append("")
+        lines.append(f"{len(self.jobs)} jobs, {failed} failed.")
+        if best is not None:
+            params = " ".join(f"{key}={_format(value)}" for key, value in best.params.items())
+            lines.append(f"Best: job {best.number} ({best.directory}): {params} -> objective {best.objective:.3f}")
+        return "\n".join(lines)
+
+
+def _format(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def run_sweep(
+    launcher: Any,
+    config: DictConfig,
+    space: SearchSpace,
+    optimizer: AskTellOptimizer,
+    title: str,
+    override: Callable[[str, Any], str],
+) -> SweepResult:
+    """Runs ``optimizer.budget`` jobs, ``optimizer.num_workers`` at a time, and writes the summary.
+
+    Args:
+        launcher: The Hydra launcher (``launch(job_overrides, initial_job_idx)``).
+        config: The sweep config (``hydra.sweep.dir``).
+        space: The searched dimensions and the fixed overrides.
+        optimizer: Suggests the parameters.
+        title: First line of the summary (e.g. the optimizer's name).
+        override: Writes one ``key=value`` override.
+
+    Raises:
+        JobFailedError: When every job failed (after the summary).
+    """
+    from maze.rl.cli import JobFailedError
+
+    sweep_dir = Path(str(config.hydra.sweep.dir))
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    OmegaConf.save(config, sweep_dir / "multirun.yaml")
+    result = SweepResult(maximize=optimizer.maximize)
+    while len(result.jobs) < optimizer.budget:
+        size = min(optimizer.num_workers, optimizer.budget - len(result.jobs))
+        asked = [optimizer.ask() for _ in range(size)]
+        batch = [[*space.fixed, *(override(key, value) for key, value in params.items())] for _, params in asked]
+        returns = launcher.launch(batch, initial_job_idx=len(result.jobs))
+        for (token, params), job_return in zip(asked, returns, strict=True):
+            record = _record(len(result.jobs), params, job_return)
+            optimizer.tell(token, record.objective)
+            result.jobs.append(record)
+    text = f"{title}\n\n{result.table()}"
+    print(f"\n{text}\n", flush=True)
+    (sweep_dir / SUMMARY_FILE).write_text(text + "\n", encoding="utf-8")
+    summary = {"maximize": result.maximize, "jobs": [asdict(job) for job in result.jobs]}
+    summary["best"] = asdict(result.best) if result.best is not None else None
+    (sweep_dir / SUMMARY_JSON).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if result.best is None:
+        raise JobFailedError(f"all {len(result.jobs)} jobs of the sweep failed; see {sweep_dir / SUMMARY_FILE}")
+    return result
+
+
+def _record(number: int, params: dict[str, Any], job_return: Any) -> JobRecord:
+    """The record of a finished job: its objective, or why it failed."""
+    from hydra.core.utils import JobStatus
+
+    directory = str(job_return.working_dir or "")
+    if job_return.status != JobStatus.COMPLETED:
+        return JobRecord(number, params, None, "failed", str(job_return._return_value), directory)
+    value = job_return._return_value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return JobRecord(number, params, None, "failed", f"the job returned no finite objective: {value!r}", directory)
+    return JobRecord(number, params, float(value), "completed", "", directory)
