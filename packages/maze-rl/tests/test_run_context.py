@@ -236,7 +236,7 @@ def test_run_context_and_cli_with_the_same_seed_give_identical_evaluation_reward
         ({"env": GymMazeEnv("CartPole-v1")}, r"env: got an env instance \(GymMazeEnv\).*factory"),
         ({"policy": "random_policy"}, r"policy='random_policy': policy names are rollout policies"),
         ({"configuration": "deploy"}, r"configuration='deploy' is not a run mode"),
-        ({"overrides": {"algorithm.lrr": 0.1}}, r"algorithm.lrr.*Did you mean 'algorithm.lr'"),
+        ({"algorithm": "ppo", "overrides": {"algorithm.lrr": 0.1}}, r"algorithm.lrr.*Did you mean 'algorithm.lr'"),
         ({"overrides": {"modle.policy": {"_target_": "x"}}}, r"no 'modle'.*Did you mean 'model'"),
         ({"algorithm": object()}, r"algorithm: expected an algorithm name"),
     ],
