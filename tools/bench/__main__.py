@@ -6,7 +6,16 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import deploy_bench, env_layer, log_stats_bench, policy_bench, rollout_bench, train_bench
+from . import (
+    deploy_bench,
+    env_layer,
+    log_stats_bench,
+    policy_bench,
+    rollout_bench,
+    sac_bench,
+    sac_update_bench,
+    train_bench,
+)
 from .harness import Row, markdown_table, write_results
 
 NOTES = (
@@ -30,15 +39,21 @@ SUITES = (
     Suite("log_stats", "Statistics overhead (random actions)", log_stats_bench.run),
     Suite("policy", "Policy inference (vector_obs CartPole policy vs bare nn.Sequential)", policy_bench.run),
     Suite("rollout", "Rollout throughput (CartPole-v1, random policy)", rollout_bench.run, rollout_bench.notes),
+    Suite(
+        "sac_update", "SAC gradient steps (Pendulum-v1, RL-Zoo networks)", sac_update_bench.run, sac_update_bench.notes
+    ),
 )
 TRAIN = "train"  # time-to-solve against SB3: subprocess runs with their own tables (see train_bench)
 DEPLOY = "deploy"  # act latency against the bare policy: its own table (see deploy_bench)
+SAC = "sac"  # time to -200 on Pendulum against SB3 SAC: subprocess runs (see sac_bench)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few steps and rounds; a smoke run that writes no results")
-    parser.add_argument("--only", choices=[*(suite.name for suite in SUITES), DEPLOY, TRAIN], help="run a single suite")
+    parser.add_argument(
+        "--only", choices=[*(suite.name for suite in SUITES), DEPLOY, TRAIN, SAC], help="run a single suite"
+    )
     parser.add_argument(
         "--maze-override",
         action="append",
@@ -62,6 +77,8 @@ def main() -> None:
         deploy_bench.main(args.quick)
     if args.only in (None, TRAIN):
         train_bench.main(args.quick, tuple(args.maze_override))
+    if args.only in (None, SAC):
+        sac_bench.main(args.quick)
     if args.quick:
         print("\n--quick: results not written (figures too noisy to keep)")
 

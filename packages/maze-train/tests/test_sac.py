@@ -32,9 +32,7 @@ def sac_model(hidden: int = 8) -> dict[str, Any]:
     return model
 
 
-def sac_config(
-    env: Optional[dict] = None, input_dir: Any = "", model: Optional[dict] = None, **algorithm: Any
-) -> dict:
+def sac_config(env: Optional[dict] = None, input_dir: Any = "", model: Optional[dict] = None, **algorithm: Any) -> dict:
     """A ``conf_train`` job config for SAC with a tiny budget (CartPole by default)."""
     return {
         "env": env or CARTPOLE,

@@ -36,7 +36,8 @@ def stack_torch_dict_list(
 ) -> dict[str, torch.Tensor]:
     """Like :func:`stack_numpy_dict_list`, as tensors on ``device`` (key -> ``[n, *shape]``)."""
     return {
-        key: torch.as_tensor(np.asarray(value), device=device) for key, value in stack_numpy_dict_list(dict_list).items()
+        key: torch.as_tensor(np.asarray(value), device=device)
+        for key, value in stack_numpy_dict_list(dict_list).items()
     }
 
 

@@ -49,7 +49,9 @@ def rollout_to_transitions(rollout: RolloutBatch) -> TransitionBatch[np.ndarray]
             following[call, env] = observation[key]
         next_observations[key] = following.reshape(steps * envs, *value.shape[2:])
     return TransitionBatch(
-        observations={key: value.reshape(steps * envs, *value.shape[2:]) for key, value in substep.observations.items()},
+        observations={
+            key: value.reshape(steps * envs, *value.shape[2:]) for key, value in substep.observations.items()
+        },
         actions={key: value.reshape(steps * envs, *value.shape[2:]) for key, value in substep.actions.items()},
         rewards=rollout.rewards.reshape(-1).astype(np.float32, copy=False),
         next_observations=next_observations,

@@ -73,9 +73,9 @@ def sample_with_log_prob(distribution: DictProbabilityDistribution) -> tuple[dic
             u = head_distribution.dist.rsample()
             half_range = (head_distribution.high - head_distribution.low) / 2.0
             actions[head] = head_distribution.low + (torch.tanh(u) + 1.0) * half_range
-            correction = (log_one_minus_tanh_squared(u) + torch.log(half_range)).flatten(start_dim=u.dim() - len(
-                head_distribution.high.shape
-            ))
+            correction = (log_one_minus_tanh_squared(u) + torch.log(half_range)).flatten(
+                start_dim=u.dim() - len(head_distribution.high.shape)
+            )
             head_log_prob = head_distribution.dist.log_prob(u) - correction.sum(-1)
         else:
             actions[head] = head_distribution.sample()

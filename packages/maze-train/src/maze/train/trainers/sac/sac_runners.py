@@ -104,9 +104,7 @@ class SACRunner(ACRunner):
         workers = self._workers(config, model.policy)
         try:
             evaluator = self._evaluator(config.rollout_evaluator)
-            self.trainer = self.trainer_class(
-                config, workers, evaluator, model, second_critic, self.model_selection
-            )
+            self.trainer = self.trainer_class(config, workers, evaluator, model, second_critic, self.model_selection)
             if self.input_run is not None:
                 self._resume_trainer()
             self._fill_buffer(config, workers)
@@ -121,7 +119,9 @@ class SACRunner(ACRunner):
         train_env = build_vector_env(self.env_factory, n_envs, self.worker_processes)
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         buffer = UniformReplayBuffer(config.replay_buffer_size, seed=self.seeding.generate_agent_instance_seed())
-        return DummyDistributedWorkersWithBuffer(RolloutCollector(train_env, config.n_rollout_steps, seeds), policy, buffer)
+        return DummyDistributedWorkersWithBuffer(
+            RolloutCollector(train_env, config.n_rollout_steps, seeds), policy, buffer
+        )
 
     def _fill_buffer(self, config: SACAlgorithmConfig, workers: DummyDistributedWorkersWithBuffer) -> None:
         """Seeds the buffer with the demonstrations or with transitions of the initial sampling policy."""

@@ -93,7 +93,9 @@ class SAC:
         self.actor_id = next(iter(model.policy.networks)), 0
         self.action_space = model.critic.action_spaces_dict[self.actor_id[0]]
         self.discrete = is_discrete_action_space(self.action_space)
-        self.starts = {head: int(space.start) for head, space in self.action_space.spaces.items()} if self.discrete else {}
+        self.starts = (
+            {head: int(space.start) for head, space in self.action_space.spaces.items()} if self.discrete else {}
+        )
         self.critics = TwinQ(model.critic, second_critic, self.actor_id)
         self.target_critics = self.critics.copy()
         self.target_entropy = target_entropy(self.action_space, config.target_entropy_multiplier)
@@ -271,17 +273,18 @@ class SAC:
         first, second = self.critics.q_values(batch.observations, batch.actions)
         return {"q_value": first["q_value"]}, {"q_value": second["q_value"]}
 
-    def _policy_loss(self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _policy_loss(
+        self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """``E[alpha * log pi(a|s) - min Q(s, a)]`` and the mean entropy (estimate) of the policy."""
         output = self.policy.compute_substep_policy_output(batch.observations, self.actor_id)
         if self.discrete:
             log_probs = discrete_log_probs(output.prob_dist)
             first, second = self.critics.q_values(batch.observations)
             loss = sum(
-                (
-                    log_p.exp()
-                    * (alpha * log_p - torch.min(first[f"{head}_q_values"], second[f"{head}_q_values"]))
-                ).sum(-1)
+                (log_p.exp() * (alpha * log_p - torch.min(first[f"{head}_q_values"], second[f"{head}_q_values"]))).sum(
+                    -1
+                )
                 for head, log_p in log_probs.items()
             )
             entropy = -sum((log_p.exp() * log_p).sum(-1) for log_p in log_probs.values())
