@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from typing import Any, Optional
 
@@ -54,8 +55,12 @@ class SACRunner(ACRunner):
         self.worker_processes = worker_processes
 
     def env_placement(self, concurrency: int) -> tuple[int, bool]:
-        """Evaluation envs: ``concurrency`` (0: up to 8), in worker processes with ``worker_processes``."""
-        return (concurrency or AUTO_IN_PROCESS_ENVS), self.worker_processes
+        """Evaluation envs: ``concurrency``, or with 0 one worker per core (``worker_processes``) or 8 in this process."""
+        if concurrency:
+            return concurrency, self.worker_processes
+        if self.worker_processes:
+            return max(2, os.cpu_count() or 2), True
+        return AUTO_IN_PROCESS_ENVS, False
 
     def _model_composer(self, env: Any) -> Any:
         """Adds the default state-action critic and drops shared policy embeddings (Q(s, a) reads the observation)."""

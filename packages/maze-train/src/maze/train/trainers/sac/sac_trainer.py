@@ -9,6 +9,7 @@ from typing import Any, Optional, Union
 
 import torch
 import yaml
+from maze.env.core.actor import ActorID
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.base_events import BaseEnvEvents
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
@@ -90,7 +91,7 @@ class SAC:
         self.model = model
         self.model_selection = model_selection
         self.policy = model.policy
-        self.actor_id = next(iter(model.policy.networks)), 0
+        self.actor_id = ActorID(next(iter(model.policy.networks)), 0)
         self.action_space = model.critic.action_spaces_dict[self.actor_id[0]]
         self.discrete = is_discrete_action_space(self.action_space)
         self.starts = (
