@@ -10,9 +10,12 @@ Continuous SAC on Pendulum-v1 (3 seeds against stable-baselines3) is measured by
 
 from __future__ import annotations
 
+import subprocess
+import time
 from pathlib import Path
 
-from cli_support import assert_success, maze_run, seeds, training_summary
+import yaml
+from cli_support import assert_success, maze_run, maze_run_command, maze_run_env, seeds, training_summary
 
 SAC_CARTPOLE = (
     "-cn",
@@ -69,3 +72,32 @@ def test_missing_demonstrations_are_named(tmp_path: Path) -> None:
     assert result.returncode == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
     assert len(errors) == 1 and str(missing) in errors[0] and "does not exist" in errors[0], result.stderr
+
+
+def test_killed_run_resumes_with_its_critics_optimizers_and_entropy_coefficient(tmp_path: Path) -> None:
+    """A run killed after its first checkpoint resumes from ``input_dir`` and trains on."""
+    killed_dir = tmp_path / "killed"
+    killed_dir.mkdir()
+    process = subprocess.Popen(
+        maze_run_command(*SAC_CARTPOLE, *seeds(1), "algorithm.n_epochs=0", "algorithm.patience=0", run_dir=killed_dir),
+        cwd=tmp_path,
+        env=maze_run_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    state_file = killed_dir / "training_state.yaml"
+    try:
+        deadline = time.monotonic() + 240
+        while not (state_file.is_file() and (killed_dir / "sac_state.pt").is_file()) and time.monotonic() < deadline:
+            assert process.poll() is None, "the run ended before its first checkpoint"
+            time.sleep(0.2)
+    finally:
+        process.kill()
+        process.wait()
+    saved = yaml.safe_load(state_file.read_text())
+    assert saved["trainer"] == "SAC" and saved["replay_buffer_size"] > 500
+    resumed_dir = tmp_path / "resumed"
+    result = maze_run(*SAC_CARTPOLE, *seeds(1), "algorithm.n_epochs=1", f"input_dir={killed_dir}", run_dir=resumed_dir)
+    assert_success(result)
+    assert "Resumed the Q networks, optimizers and entropy coefficient" in result.stdout
+    assert training_summary(resumed_dir)["epochs"] == 1
