@@ -12,6 +12,7 @@ from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.env.utils.factory import Factory, to_plain_config
 from maze.rollout.datasets import InMemoryDataset
+from maze.rollout.datasets.conversion import TrajectoryConversionError
 from maze.rollout.datasets.trajectory_processor import TrajectoryProcessor
 from maze.train.replay.replay_buffer import TransitionBatch
 from maze.train.utils import stack_numpy_dict_list
@@ -23,7 +24,8 @@ def load_demonstrations(config: Any, conversion_env_factory: Callable[[], Any]) 
     """Instantiates the ``runner.initial_demonstration_trajectories`` dataset config.
 
     Raises:
-        ConfigurationError: If ``input_data`` does not exist (naming the key to set).
+        ConfigurationError: If ``input_data`` does not exist (naming the key to set) or its
+            trajectories do not fit the env's spaces.
     """
     config = dict(to_plain_config(config))
     input_data = config.get("input_data")
@@ -38,7 +40,13 @@ def load_demonstrations(config: Any, conversion_env_factory: Callable[[], Any]) 
     processor = config.pop("trajectory_processor", None)
     if processor is not None:
         config["trajectory_processor"] = Factory(TrajectoryProcessor).instantiate(processor)
-    return Factory(InMemoryDataset).instantiate(config, conversion_env_factory=conversion_env_factory)
+    try:
+        return Factory(InMemoryDataset).instantiate(config, conversion_env_factory=conversion_env_factory)
+    except TrajectoryConversionError as error:
+        raise ConfigurationError(
+            f"runner.initial_demonstration_trajectories: {error}. Record the demonstrations with the env and "
+            "wrappers of this training run"
+        ) from None
 
 
 def records_to_transitions(
