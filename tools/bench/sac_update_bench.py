@@ -1,4 +1,4 @@
-"""SAC gradient-step cost: maze's ``SAC.update`` against stable-baselines3's ``SAC.train`` (Pendulum-v1).
+"""SAC gradient-step cost: maze's ``SAC.update`` (float32 and mixed precision) against SB3's ``SAC.train``.
 
 Both learners have RL-Zoo's Pendulum settings (256x256 ReLU policy and Q networks, batch 256,
 entropy tuning) and a replay buffer of 5,000 random transitions; one case runs gradient steps
@@ -22,10 +22,10 @@ from .harness import Row, interleaved_rates, paired_row, timed_rate
 
 FILL = 5_000
 BATCH = 256
-CASE, PEER = "maze SAC.update", "stable-baselines3 SAC.train"
+CASE, MIXED, PEER = "maze SAC.update", "maze SAC.update, mixed_precision", "stable-baselines3 SAC.train"
 
 
-def maze_trainer() -> Callable[[int], None]:
+def maze_trainer(mixed_precision: bool) -> Callable[[int], None]:
     """A maze SAC trainer on Pendulum-v1 with a filled buffer; returns ``steps -> None`` running gradient steps."""
     from maze.train.trainers.sac.sac_runners import SACDevRunner
 
@@ -43,7 +43,13 @@ def maze_trainer() -> Callable[[int], None]:
         "env": {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "Pendulum-v1"},
         "wrappers": {},
         "model": model,
-        "algorithm": {"batch_size": BATCH, "initial_buffer_size": FILL, "lr": 1e-3, "entropy_coef": 1.0},
+        "algorithm": {
+            "batch_size": BATCH,
+            "initial_buffer_size": FILL,
+            "lr": 1e-3,
+            "entropy_coef": 1.0,
+            "mixed_precision": mixed_precision,
+        },
         "seeding": {"env_base_seed": 0, "agent_base_seed": 0},
     }
     previous = Path.cwd()
@@ -82,7 +88,7 @@ def run(n_steps: int, rounds: int) -> list[Row]:
     """Interleaved rounds of ``n_steps // 500`` gradient steps per learner; one row (rates in gradient steps/s)."""
     torch.set_num_threads(1)
     count = max(n_steps // 500, 10)
-    learners = {CASE: maze_trainer(), PEER: sb3_trainer()}
+    learners = {CASE: maze_trainer(False), MIXED: maze_trainer(True), PEER: sb3_trainer()}
     for learner in learners.values():
         learner(10)  # warm-up
     cases = {
@@ -90,7 +96,7 @@ def run(n_steps: int, rounds: int) -> list[Row]:
         for name, learner in learners.items()
     }
     rates = interleaved_rates(cases, rounds)
-    return [paired_row(rates, CASE, PEER, max_ratio=None)]
+    return [paired_row(rates, CASE, PEER, max_ratio=None), paired_row(rates, MIXED, PEER, max_ratio=None)]
 
 
 def notes(rows: list[Row]) -> str:
@@ -98,5 +104,6 @@ def notes(rows: list[Row]) -> str:
     return (
         "Gradient steps per second on one core (Pendulum-v1, RL-Zoo networks and batch 256, a buffer of 5,000 "
         "random transitions), interleaved in one process (median over rounds). Cost ratio = SB3 rate / maze rate, "
-        "the median of per-round ratios: below 1.00× maze is faster."
+        "the median of per-round ratios: below 1.00× maze is faster. `mixed_precision`: the matrix products under "
+        "bfloat16 autocast (float32 parameters, optimizer state and losses); this CPU has AVX512-BF16."
     )

@@ -28,6 +28,9 @@ class SACAlgorithmConfig(AlgorithmConfig):
             ``target <- (1 - tau) * target + tau * online``.
         target_update_interval: Gradient steps between soft target updates.
         device: ``cpu`` or ``cuda`` (the learner's device).
+        mixed_precision: Run the networks' matrix products in bfloat16 (``torch.autocast``) during
+            gradient steps; parameters, optimizer state, losses and log-probabilities stay float32.
+            About twice as fast on CPUs with AVX512-BF16.
         entropy_tuning: Learn alpha so that the policy's entropy approaches the target entropy.
         target_entropy_multiplier: Multiplies the default target entropy: ``-dim(A)`` for
             continuous actions, ``0.98 * log|A|`` (summed over heads) for discrete ones.
@@ -56,6 +59,7 @@ class SACAlgorithmConfig(AlgorithmConfig):
     tau: float = bounded(0.005, gt=0, le=1)
     target_update_interval: int = bounded(1, ge=1)
     device: str = "cpu"
+    mixed_precision: bool = False
     entropy_tuning: bool = True
     target_entropy_multiplier: float = bounded(1.0, ge=0)
     entropy_coef_lr: float = bounded(0.0007, gt=0)

@@ -9,6 +9,7 @@ from typing import Any, Optional, Union
 
 import torch
 import yaml
+from maze.distributions import DictProbabilityDistribution
 from maze.env.core.actor import ActorID
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.base_events import BaseEnvEvents
@@ -211,9 +212,10 @@ class SAC:
         """One gradient step of the Q networks, the policy and the entropy coefficient on ``batch``."""
         config = self.config
         alpha = self.log_entropy_coef.detach().exp()
-        with torch.no_grad():
-            target = self._q_target(batch, alpha)
-        q_first, q_second = self._q_taken(batch)
+        with self._autocast():
+            with torch.no_grad():
+                target = self._q_target(batch, alpha)
+            q_first, q_second = self._q_taken(batch)
         critic_loss = sum(
             torch.mean((q_first[head] - head_target) ** 2) + torch.mean((q_second[head] - head_target) ** 2)
             for head, head_target in target.items()
@@ -221,7 +223,8 @@ class SAC:
         critic_norm = self._step(self.critic_optimizer, critic_loss)
         self.critics.requires_grad_(False)
         try:
-            policy_loss, entropy = self._policy_loss(batch, alpha)
+            with self._autocast():
+                policy_loss, entropy = self._policy_loss(batch, alpha)
         finally:
             self.critics.requires_grad_(True)
         policy_norm = self._step(self.policy_optimizer, policy_loss)
@@ -240,6 +243,13 @@ class SAC:
             ).detach()
         )
 
+    def _policy_distribution(self, observation: dict[str, torch.Tensor]) -> DictProbabilityDistribution:
+        """The policy's action distribution, built from float32 logits (also under bfloat16 autocast)."""
+        logits = self.policy.compute_logits_dict(observation, self.actor_id)
+        return self.policy.logits_dict_to_distribution(
+            {head: value.float() for head, value in logits.items()}, self.actor_id
+        )
+
     def _q_target(self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor) -> dict[str, torch.Tensor]:
         """``r + gamma * (1 - done) * V(s')``, the soft value from the minimum of the target Q networks.
 
@@ -247,9 +257,9 @@ class SAC:
             ``[B]`` per discrete head (each head's Q values give its own soft value, with the
             joint entropy bonus), or under ``q_value`` for continuous actions.
         """
-        output = self.policy.compute_substep_policy_output(batch.next_observations, self.actor_id)
+        distribution = self._policy_distribution(batch.next_observations)
         if self.discrete:
-            log_probs = discrete_log_probs(output.prob_dist)
+            log_probs = discrete_log_probs(distribution)
             first, second = self.target_critics.q_values(batch.next_observations)
             bonus = -alpha * sum((log_p.exp() * log_p).sum(-1) for log_p in log_probs.values())
             values = {
@@ -257,7 +267,7 @@ class SAC:
                 for head, log_p in log_probs.items()
             }
         else:
-            actions, log_prob = sample_with_log_prob(output.prob_dist)
+            actions, log_prob = sample_with_log_prob(distribution)
             first, second = self.target_critics.q_values(batch.next_observations, actions)
             values = {"q_value": torch.min(first["q_value"], second["q_value"]) - alpha * log_prob}
         discount = self.config.gamma * (1.0 - batch.dones)
@@ -278,9 +288,9 @@ class SAC:
         self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """``E[alpha * log pi(a|s) - min Q(s, a)]`` and the mean entropy (estimate) of the policy."""
-        output = self.policy.compute_substep_policy_output(batch.observations, self.actor_id)
+        distribution = self._policy_distribution(batch.observations)
         if self.discrete:
-            log_probs = discrete_log_probs(output.prob_dist)
+            log_probs = discrete_log_probs(distribution)
             first, second = self.critics.q_values(batch.observations)
             loss = sum(
                 (log_p.exp() * (alpha * log_p - torch.min(first[f"{head}_q_values"], second[f"{head}_q_values"]))).sum(
@@ -290,10 +300,14 @@ class SAC:
             )
             entropy = -sum((log_p.exp() * log_p).sum(-1) for log_p in log_probs.values())
             return loss.mean(), entropy.mean()
-        actions, log_prob = sample_with_log_prob(output.prob_dist)
+        actions, log_prob = sample_with_log_prob(distribution)
         first, second = self.critics.q_values(batch.observations, actions)
         loss = alpha * log_prob - torch.min(first["q_value"], second["q_value"])
         return loss.mean(), -log_prob.mean()
+
+    def _autocast(self) -> torch.autocast:
+        """bfloat16 autocast of the networks' matrix products with ``mixed_precision`` (a no-op without)."""
+        return torch.autocast(self.model.device.type, dtype=torch.bfloat16, enabled=self.config.mixed_precision)
 
     def _step(self, optimizer: Adam, loss: torch.Tensor, clip: bool = True) -> torch.Tensor:
         """Backward pass and one optimizer step; returns the gradient norm before clipping (0-d tensor)."""

@@ -30,11 +30,13 @@ class TwinQ:
     def q_values(
         self, observation: Mapping[str, torch.Tensor], actions: Optional[Mapping[str, torch.Tensor]] = None
     ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
-        """The outputs of both critics (``q_value`` ``[B]`` and/or ``<head>_q_values`` ``[B, n]``)."""
-        first, second = self.critics
-        return (
-            first.predict_q_values(observation, actions, self.actor_id),
-            second.predict_q_values(observation, actions, self.actor_id),
+        """The float32 outputs of both critics (``q_value`` ``[B]`` and/or ``<head>_q_values`` ``[B, n]``)."""
+        return tuple(
+            {
+                name: value.float()
+                for name, value in critic.predict_q_values(observation, actions, self.actor_id).items()
+            }
+            for critic in self.critics
         )
 
     def copy(self) -> TwinQ:
