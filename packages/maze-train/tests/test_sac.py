@@ -270,3 +270,20 @@ def test_demonstrations_of_another_env_are_rejected(tmp_path: Path) -> None:
     data = record_episodes(tmp_path, "Pendulum-v1", seeds=(0,))
     with pytest.raises(ConfigurationError, match="observation space expects .*Record the demonstrations with the env"):
         set_up(tmp_path / "run", sac_config(), initial_demonstration_trajectories=demonstrations_config(data))
+
+
+def test_mixed_precision_trains_with_float32_parameters_and_finite_losses(tmp_path: Path) -> None:
+    runner = set_up(tmp_path, sac_config(env=PENDULUM, mixed_precision=True, n_epochs=1))
+    trainer = runner.trainer
+    before = [parameter.clone() for parameter in trainer.critics.parameters]
+    batch = trainer.workers.sample_batch(16)
+    trainer.update(batch)
+    stats = trainer._update_stats[-1]
+    assert stats.dtype == torch.float32 and bool(torch.isfinite(stats).all())
+    assert all(parameter.dtype == torch.float32 for parameter in trainer.critics.parameters)
+    assert any(not torch.equal(a, b) for a, b in zip(before, trainer.critics.parameters, strict=True))
+    with trainer._autocast():
+        first, _ = trainer.critics.q_values(batch.observations, batch.actions)
+    assert first["q_value"].dtype == torch.float32  # the critics' outputs are cast back
+    runner.trainer.workers.close()
+    runner.close()
