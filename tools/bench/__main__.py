@@ -6,7 +6,18 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import deploy_bench, env_layer, es_bench, hpo_bench, log_stats_bench, policy_bench, rollout_bench, train_bench
+from . import (
+    deploy_bench,
+    env_layer,
+    es_bench,
+    hpo_bench,
+    log_stats_bench,
+    policy_bench,
+    rollout_bench,
+    sac_bench,
+    sac_update_bench,
+    train_bench,
+)
 from .harness import Row, markdown_table, write_results
 
 NOTES = (
@@ -30,18 +41,28 @@ SUITES = (
     Suite("log_stats", "Statistics overhead (random actions)", log_stats_bench.run),
     Suite("policy", "Policy inference (vector_obs CartPole policy vs bare nn.Sequential)", policy_bench.run),
     Suite("rollout", "Rollout throughput (CartPole-v1, random policy)", rollout_bench.run, rollout_bench.notes),
+    Suite(
+        "sac_update", "SAC gradient steps (Pendulum-v1, RL-Zoo networks)", sac_update_bench.run, sac_update_bench.notes
+    ),
 )
-TRAIN = "train"  # time-to-solve against SB3: subprocess runs with their own tables (see train_bench)
-DEPLOY = "deploy"  # act latency against the bare policy: its own table (see deploy_bench)
-ES = "es"  # ES time-to-solve against sb3-contrib ARS: subprocess runs with their own table (see es_bench)
-HPO = "hpo"  # sweep wall time, parallel launcher vs one after another: its own table (see hpo_bench)
+
+TRAIN = "train"
+"""Time to solve against SB3 (subprocess runs with their own tables; takes the --maze-override options)."""
+
+STANDALONE: dict[str, Callable[[bool], None]] = {
+    "deploy": deploy_bench.main,  # act latency against the bare policy
+    "es": es_bench.main,  # ES time-to-solve against sb3-contrib ARS
+    "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
+    "sac": sac_bench.main,  # time to -200 on Pendulum against SB3 SAC
+}
+"""Suites that run their own subprocesses and write their own tables: name -> ``main(quick)``."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few steps and rounds; a smoke run that writes no results")
     parser.add_argument(
-        "--only", choices=[*(suite.name for suite in SUITES), DEPLOY, TRAIN, ES, HPO], help="run a single suite"
+        "--only", choices=[*(suite.name for suite in SUITES), TRAIN, *STANDALONE], help="run a single suite"
     )
     parser.add_argument(
         "--maze-override",
@@ -62,14 +83,11 @@ def main() -> None:
         if not args.quick:
             path = write_results(suite.name, suite.title, rows, suite.notes(rows))
             print(f"written: {path} and {path.with_suffix('.json')}")
-    if args.only in (None, DEPLOY):
-        deploy_bench.main(args.quick)
     if args.only in (None, TRAIN):
         train_bench.main(args.quick, tuple(args.maze_override))
-    if args.only in (None, ES):
-        es_bench.main(args.quick)
-    if args.only in (None, HPO):
-        hpo_bench.main(args.quick)
+    for name, run in STANDALONE.items():
+        if args.only in (None, name):
+            run(args.quick)
     if args.quick:
         print("\n--quick: results not written (figures too noisy to keep)")
 

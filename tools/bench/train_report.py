@@ -175,7 +175,14 @@ def number(value: float | None, digits: int = 0) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
-def markdown(title: str, summary: TrainSummary, results: list[RunResult], command: str) -> str:
+def markdown(
+    title: str,
+    summary: TrainSummary,
+    results: list[RunResult],
+    command: str,
+    labels: dict[str, str] = LABELS,
+    notes: str = NOTES,
+) -> str:
     """The summary table, the ratio table, the per-run table and the notes as markdown."""
     lines = [
         f"### {title}",
@@ -186,7 +193,7 @@ def markdown(title: str, summary: TrainSummary, results: list[RunResult], comman
     ]
     for tool in summary.tools.values():
         lines.append(
-            f"| {LABELS[tool.tool]} | {tool.solved}/{tool.seeds} | {seconds(tool.time_median)} "
+            f"| {labels[tool.tool]} | {tool.solved}/{tool.seeds} | {seconds(tool.time_median)} "
             f"({seconds(tool.time_min)}–{seconds(tool.time_max)}) | {number(tool.env_steps_median)} "
             f"| {number(tool.rate_median)} | {tool.peak_rss_mib:,.0f} |"
         )
@@ -206,7 +213,7 @@ def markdown(title: str, summary: TrainSummary, results: list[RunResult], comman
             f"| {number(run.train_seconds, 1)} | {number(run.env_steps_per_second)} | {run.peak_rss_mib:,.0f} "
             f"| {number(run.best_eval_reward, 1)} |"
         )
-    lines += ["", NOTES, "", f"maze command (seed 0): `{command}`", "", f"Machine: {machine()}.", ""]
+    lines += ["", notes, "", f"maze command (seed 0): `{command}`", "", f"Machine: {machine()}.", ""]
     return "\n".join(lines)
 
 
@@ -226,6 +233,8 @@ def write_results(
     summary: TrainSummary,
     results: list[RunResult],
     command: str,
+    labels: dict[str, str] = LABELS,
+    notes: str = NOTES,
 ) -> Path:
     """Writes ``results/<name>.md`` and ``results/<name>.json`` and returns the markdown path."""
     payload = {
@@ -244,5 +253,5 @@ def write_results(
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     (RESULTS_DIR / f"{name}.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     path = RESULTS_DIR / f"{name}.md"
-    path.write_text(markdown(title, summary, results, command), encoding="utf-8")
+    path.write_text(markdown(title, summary, results, command, labels, notes), encoding="utf-8")
     return path

@@ -35,6 +35,14 @@ _EXPORTS = {
     "SharedNoiseTable": "maze.train.trainers.es",
     "read_scalars": "maze.train.tensorboard",
     "read_texts": "maze.train.tensorboard",
+    "SAC": "maze.train.trainers.sac",
+    "SACAlgorithmConfig": "maze.train.trainers.sac",
+    "SACEvents": "maze.train.trainers.sac",
+    "SACDevRunner": "maze.train.trainers.sac.sac_runners",
+    "BaseReplayBuffer": "maze.train.replay",
+    "UniformReplayBuffer": "maze.train.replay",
+    "BaseDistributedWorkersWithBuffer": "maze.train.replay",
+    "DummyDistributedWorkersWithBuffer": "maze.train.replay",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -1,0 +1,153 @@
+"""Workers that act in envs and feed a replay buffer; the learner only samples from the buffer.
+
+Acting is kept behind :class:`BaseDistributedWorkersWithBuffer` so that the trainer does not
+know where the envs run: :class:`DummyDistributedWorkersWithBuffer` steps a vector env with
+the learner's policy (the envs in this process, or in worker processes with a
+``SubprocVectorEnv``); a cluster backend implements the same three calls.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional
+
+import numpy as np
+from maze.env.errors import ConfigurationError
+from maze.train.replay.replay_buffer import BaseReplayBuffer, TransitionBatch
+from maze.train.rollout.collector import RolloutBatch, RolloutCollector
+from maze.train.utils import stack_numpy_dict_list
+
+__all__ = [
+    "BaseDistributedWorkersWithBuffer",
+    "BatchedPolicy",
+    "DummyDistributedWorkersWithBuffer",
+    "rollout_to_transitions",
+]
+
+
+def rollout_to_transitions(rollout: RolloutBatch) -> TransitionBatch[np.ndarray]:
+    """The ``T * N`` transitions of a rollout of a flat env (time-major order).
+
+    The next observation of step ``t`` is the observation of step ``t + 1`` (after the rollout:
+    ``rollout.next_observation``); for truncated episodes it is the observation the episode
+    was cut off at. ``dones`` marks terminated episodes only.
+
+    Raises:
+        ConfigurationError: If the env has several sub-steps per env step.
+    """
+    if rollout.n_slots != 1:
+        raise ConfigurationError(
+            f"replay buffers hold transitions of flat envs; this env has {rollout.n_slots} sub-steps per env step"
+        )
+    substep = rollout.substeps[0]
+    steps, envs = rollout.rewards.shape
+    next_observations = {}
+    for key, value in substep.observations.items():
+        following = np.concatenate([value[1:], rollout.next_observation[key][None]], axis=0)
+        for call, env, observation in rollout.final_observations:
+            following[call, env] = observation[key]
+        next_observations[key] = following.reshape(steps * envs, *value.shape[2:])
+    return TransitionBatch(
+        observations={
+            key: value.reshape(steps * envs, *value.shape[2:]) for key, value in substep.observations.items()
+        },
+        actions={key: value.reshape(steps * envs, *value.shape[2:]) for key, value in substep.actions.items()},
+        rewards=rollout.rewards.reshape(-1).astype(np.float32, copy=False),
+        next_observations=next_observations,
+        dones=rollout.terminated.reshape(-1).astype(np.float32),
+    )
+
+
+class BatchedPolicy:
+    """Lets a single-observation policy (e.g. :class:`RandomPolicy`) act on a batch of ``n_envs`` observations."""
+
+    def __init__(self, policy: Any, n_envs: int) -> None:
+        self.policy = policy
+        self.n_envs = n_envs
+
+    def compute_action(self, observation: Mapping[str, np.ndarray], actor_id: Any = None, **kwargs: Any) -> dict:
+        """Stacks ``n_envs`` single actions (head -> ``[n_envs, *shape]``)."""
+        actions = [
+            self.policy.compute_action({key: value[index] for key, value in observation.items()}, actor_id=actor_id)
+            for index in range(self.n_envs)
+        ]
+        return stack_numpy_dict_list(actions)
+
+
+class BaseDistributedWorkersWithBuffer(ABC):
+    """Workers collecting transitions into a replay buffer.
+
+    Args:
+        replay_buffer: The buffer the workers fill and the learner samples from.
+    """
+
+    def __init__(self, replay_buffer: BaseReplayBuffer) -> None:
+        self.replay_buffer = replay_buffer
+
+    @property
+    @abstractmethod
+    def env_steps(self) -> int:
+        """Env steps collected by all workers so far."""
+
+    @abstractmethod
+    def collect_rollouts(self, policy: Optional[Any] = None) -> int:
+        """Collects one rollout per worker with the latest policy into the buffer; returns the transitions added.
+
+        Args:
+            policy: Act with this policy instead of the latest broadcast one (e.g. the initial sampling policy).
+        """
+
+    @abstractmethod
+    def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
+        """Hands the learner's new policy parameters to the workers."""
+
+    def add_transitions(self, transitions: Sequence[TransitionBatch[np.ndarray]]) -> None:
+        """Adds externally collected transitions (e.g. demonstrations) to the buffer."""
+        for batch in transitions:
+            self.replay_buffer.add_transitions(batch)
+
+    def sample_batch(self, n_samples: int, learner_device: Any = "cpu") -> TransitionBatch:
+        """A training batch from the buffer."""
+        return self.replay_buffer.sample_batch(n_samples, learner_device)
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stops the workers (no worker process outlives this call)."""
+
+
+class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
+    """Steps a vector env with the learner's own policy object (no copies to keep in sync).
+
+    Each env is one worker; with a ``SubprocVectorEnv`` the envs run in worker processes
+    (a crashed one raises in :meth:`collect_rollouts` with its traceback) while the policy
+    acts here with one batched forward pass per step.
+
+    Args:
+        collector: Steps the vector env (``n_rollout_steps`` per env and rollout).
+        policy: The learner's policy (shared, so broadcasting is a no-op).
+        replay_buffer: The buffer to fill.
+    """
+
+    def __init__(self, collector: RolloutCollector, policy: Any, replay_buffer: BaseReplayBuffer) -> None:
+        super().__init__(replay_buffer)
+        self.collector = collector
+        self.policy = policy
+
+    @property
+    def env_steps(self) -> int:
+        """Env steps collected so far (all envs)."""
+        return self.collector.env_steps
+
+    def collect_rollouts(self, policy: Optional[Any] = None) -> int:
+        """Collects ``n_rollout_steps`` steps in every env into the buffer."""
+        transitions = rollout_to_transitions(self.collector.collect(policy if policy is not None else self.policy))
+        self.replay_buffer.add_transitions(transitions)
+        return len(transitions)
+
+    def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
+        """Nothing to do: the envs are stepped with the learner's policy object itself."""
+
+    def close(self) -> None:
+        """Closes the vector env (joins its worker processes, if any)."""
+        self.collector.env.close()

@@ -1,0 +1,75 @@
+"""The keys of ``algorithm/sac.yaml`` (SAC and SACfD)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from maze.train.trainers.common.config import AlgorithmConfig, bounded
+
+__all__ = ["SACAlgorithmConfig"]
+
+
+@dataclass
+class SACAlgorithmConfig(AlgorithmConfig):
+    """Soft actor-critic (Haarnoja et al. 2018; discrete actions after Christodoulou 2019).
+
+    Attributes:
+        n_rollout_steps: Env steps per env and rollout.
+        lr: Learning rate of the policy and the Q networks (Adam).
+        entropy_coef: The entropy coefficient alpha (the start value with ``entropy_tuning``).
+        gamma: Discount per env step.
+        max_grad_norm: Clip each network's gradient norm to this value (0: no clipping).
+        batch_size: Transitions per gradient step.
+        num_batches_per_iter: Gradient steps per iteration (one iteration collects
+            ``rollouts_per_iteration`` rollouts first).
+        num_actors: Envs (workers) collecting transitions side by side.
+        tau: Weight of the online networks in the soft target update
+            ``target <- (1 - tau) * target + tau * online``.
+        target_update_interval: Gradient steps between soft target updates.
+        device: ``cpu`` or ``cuda`` (the learner's device).
+        mixed_precision: Run the networks' matrix products in bfloat16 (``torch.autocast``) during
+            gradient steps; parameters, optimizer state, losses and log-probabilities stay float32.
+            About twice as fast on CPUs with AVX512-BF16.
+        entropy_tuning: Learn alpha so that the policy's entropy approaches the target entropy.
+        target_entropy_multiplier: Multiplies the default target entropy: ``-dim(A)`` for
+            continuous actions, ``0.98 * log|A|`` (summed over heads) for discrete ones.
+        entropy_coef_lr: Learning rate of the entropy tuning (Adam on ``log alpha``).
+        replay_buffer_size: Capacity of the replay buffer (transitions).
+        initial_buffer_size: Transitions collected with ``initial_sampling_policy`` before the
+            first update (SACfD: demonstrations are used instead).
+        initial_sampling_policy: Config of the policy that fills the buffer initially.
+        rollouts_per_iteration: Rollouts collected per iteration.
+        split_rollouts_into_transitions: Store transitions (the supported mode).
+        n_epochs: Epochs to train (0: until ``patience`` or ``target_reward``).
+        epoch_length: Iterations per epoch; statistics and evaluation follow each epoch.
+        patience: Stop after this many epochs without a new best evaluation score.
+        rollout_evaluator: Config of the evaluator run after every epoch.
+        target_reward: Stop once an evaluation's mean return reaches this value (None: never).
+    """
+
+    n_rollout_steps: int = bounded(1, ge=1)
+    lr: float = bounded(0.001, gt=0)
+    entropy_coef: float = bounded(0.2, gt=0)
+    gamma: float = bounded(0.99, gt=0, le=1)
+    max_grad_norm: float = bounded(0.0, ge=0)
+    batch_size: int = bounded(100, ge=1)
+    num_batches_per_iter: int = bounded(1, ge=1)
+    num_actors: int = bounded(1, ge=1)
+    tau: float = bounded(0.005, gt=0, le=1)
+    target_update_interval: int = bounded(1, ge=1)
+    device: str = "cpu"
+    mixed_precision: bool = False
+    entropy_tuning: bool = True
+    target_entropy_multiplier: float = bounded(1.0, ge=0)
+    entropy_coef_lr: float = bounded(0.0007, gt=0)
+    replay_buffer_size: int = bounded(1000000, ge=1)
+    initial_buffer_size: int = bounded(10000, ge=0)
+    initial_sampling_policy: Any = None
+    rollouts_per_iteration: int = bounded(1, ge=1)
+    split_rollouts_into_transitions: bool = True
+    n_epochs: int = bounded(0, ge=0)
+    epoch_length: int = bounded(100, ge=1)
+    patience: int = bounded(50, ge=0)
+    rollout_evaluator: Any = None
+    target_reward: Optional[float] = None

@@ -1,0 +1,91 @@
+"""Demonstrations for SACfD: a trajectory dataset turned into replay-buffer transitions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from gymnasium import spaces
+from maze.env.errors import ConfigurationError
+from maze.env.trajectory_recording.spaces_records import SpacesRecord
+from maze.env.utils.factory import Factory, to_plain_config
+from maze.rollout.datasets import InMemoryDataset
+from maze.rollout.datasets.conversion import TrajectoryConversionError
+from maze.rollout.datasets.trajectory_processor import TrajectoryProcessor
+from maze.train.replay.replay_buffer import TransitionBatch
+from maze.train.utils import stack_numpy_dict_list
+
+__all__ = ["load_demonstrations", "records_to_transitions"]
+
+
+def load_demonstrations(config: Any, conversion_env_factory: Callable[[], Any]) -> Sequence[SpacesRecord]:
+    """Instantiates the ``runner.initial_demonstration_trajectories`` dataset config.
+
+    Raises:
+        ConfigurationError: If ``input_data`` does not exist (naming the key to set) or its
+            trajectories do not fit the env's spaces.
+    """
+    config = dict(to_plain_config(config))
+    input_data = config.get("input_data")
+    paths = input_data if isinstance(input_data, (list, tuple)) else [input_data]
+    missing = [str(path) for path in paths if path is None or not Path(str(path)).exists()]
+    if missing:
+        raise ConfigurationError(
+            f"runner.initial_demonstration_trajectories.input_data: {', '.join(missing)} does not exist; set it to "
+            "the absolute path of recorded trajectories, e.g. <rollout run dir>/trajectory_data from "
+            "`maze-run env.name=... policy=...`"
+        )
+    processor = config.pop("trajectory_processor", None)
+    if processor is not None:
+        config["trajectory_processor"] = Factory(TrajectoryProcessor).instantiate(processor)
+    try:
+        return Factory(InMemoryDataset).instantiate(config, conversion_env_factory=conversion_env_factory)
+    except TrajectoryConversionError as error:
+        raise ConfigurationError(
+            f"runner.initial_demonstration_trajectories: {error}. Record the demonstrations with the env and "
+            "wrappers of this training run"
+        ) from None
+
+
+def records_to_transitions(
+    records: Sequence[SpacesRecord], observation_space: spaces.Dict, action_space: spaces.Dict
+) -> TransitionBatch[np.ndarray]:
+    """Stacks the records (with ``next_observation``) of a flat env into one transition batch.
+
+    Raises:
+        ConfigurationError: If there are no records, a record lacks its next observation,
+            or observations/actions do not match the env's spaces.
+    """
+    if not records:
+        raise ConfigurationError("the demonstration dataset holds no transitions; record some episodes first")
+    if any(record.next_observation is None for record in records):
+        raise ConfigurationError(
+            "demonstration records lack next observations; use trajectory_processor "
+            "maze.rollout.datasets.trajectory_processor.IdentityWithNextObservationTrajectoryProcessor"
+        )
+    batch = TransitionBatch(
+        observations=stack_numpy_dict_list([record.observation for record in records]),
+        actions=stack_numpy_dict_list([record.action for record in records]),
+        rewards=np.asarray([float(np.sum(record.reward)) for record in records], dtype=np.float32),
+        next_observations=stack_numpy_dict_list([record.next_observation for record in records]),
+        dones=np.asarray([bool(record.terminated) for record in records], dtype=np.float32),
+    )
+    for what, values, space in (
+        ("observation", batch.observations, observation_space),
+        ("action", batch.actions, action_space),
+    ):
+        expected = {key: tuple(sub.shape) for key, sub in space.spaces.items()}
+        found = {key: tuple(value.shape[1:]) for key, value in values.items()}
+        if expected != found:
+            raise ConfigurationError(
+                f"the demonstrations' {what}s {found} do not match the env's {what} space {expected}; record "
+                "the demonstrations with the same env and wrappers as the training run"
+            )
+    batch.observations = {key: value.astype(observation_space[key].dtype) for key, value in batch.observations.items()}
+    batch.next_observations = {
+        key: value.astype(observation_space[key].dtype) for key, value in batch.next_observations.items()
+    }
+    batch.actions = {key: value.astype(action_space[key].dtype) for key, value in batch.actions.items()}
+    return batch

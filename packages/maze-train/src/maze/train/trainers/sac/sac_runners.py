@@ -1,0 +1,165 @@
+"""Training runners of SAC and SACfD (``sac-dev``/``sac-local``, ``sacfd-dev``/``sacfd-local``)."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from typing import Any, Optional
+
+import yaml
+from maze.env.agent.policy import Policy
+from maze.env.errors import ConfigurationError
+from maze.env.utils.factory import Factory, resolve_target
+from maze.perception.agent.torch_state_action_critic import TorchStateActionCritic
+from maze.perception.models.base_model_composer import build_model_composer
+from maze.perception.models.template_model_composer import TemplateModelComposer
+from maze.perception.serialization import load_state_dict_file
+from maze.train.replay.replay_buffer import UniformReplayBuffer
+from maze.train.replay.workers import BatchedPolicy, DummyDistributedWorkersWithBuffer
+from maze.train.rollout.collector import RolloutCollector
+from maze.train.runners.actor_critic_runners import ACRunner
+from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, build_vector_env
+from maze.train.trainers.common.model_selection import BestModelSelection
+from maze.train.trainers.sac.config import SACAlgorithmConfig
+from maze.train.trainers.sac.demonstrations import load_demonstrations, records_to_transitions
+from maze.train.trainers.sac.sac_trainer import SAC_STATE_FILE
+
+__all__ = ["SACDevRunner", "SACRunner"]
+
+
+class SACRunner(ACRunner):
+    """Builds a SAC trainer: twin Q critics, a replay buffer, its workers, an evaluator and model selection.
+
+    The buffer is filled before training: from ``initial_demonstration_trajectories`` (SACfD)
+    or with ``initial_buffer_size`` transitions of ``algorithm.initial_sampling_policy``. When
+    resuming from ``input_dir`` the model, Q networks, optimizers and entropy coefficient are
+    restored; the buffer's transitions are not saved and are collected anew.
+
+    Args:
+        trainer_class: Dotted path (or class) of the trainer.
+        initial_demonstration_trajectories: Dataset config (``InMemoryDataset`` with the
+            next-observation trajectory processor) whose transitions seed the buffer (SACfD).
+        worker_processes: Step the ``algorithm.num_actors`` training envs in worker processes.
+        **kwargs: The other :class:`TrainingRunner` arguments.
+    """
+
+    def __init__(
+        self,
+        trainer_class: Any,
+        initial_demonstration_trajectories: Optional[Any] = None,
+        worker_processes: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(trainer_class, **kwargs)
+        self.initial_demonstration_trajectories = initial_demonstration_trajectories
+        self.worker_processes = worker_processes
+
+    def env_placement(self, concurrency: int) -> tuple[int, bool]:
+        """Evaluation envs: ``concurrency``, or with 0 one worker per core (``worker_processes``) or 8 in this process."""
+        if concurrency:
+            return concurrency, self.worker_processes
+        if self.worker_processes:
+            return max(2, os.cpu_count() or 2), True
+        return AUTO_IN_PROCESS_ENVS, False
+
+    def _model_composer(self, env: Any) -> Any:
+        """Adds the default state-action critic and drops shared policy embeddings (Q(s, a) reads the observation)."""
+        model = dict(self.cfg.get("model") or {})
+        target = model.get("_target_")
+        template = isinstance(target, str) and issubclass(resolve_target(target), TemplateModelComposer)
+        if not model.get("critic"):
+            name = "template_state_action" if template else "flatten_concat_state_action"
+            text = resources.files("maze.perception.conf.critic").joinpath(f"{name}.yaml").read_text()
+            print(f"SAC needs a state-action critic and the model has none: using critic={name}")
+            model["critic"] = yaml.safe_load(text)["critic"]
+        builder = model.get("model_builder")
+        if isinstance(builder, dict) and builder.get("shared_embedding_keys"):
+            print("SAC: the Q networks read the observations, not the policy's shared embeddings")
+            model["model_builder"] = {**builder, "shared_embedding_keys": []}
+        self.cfg = {**self.cfg, "model": model}
+        return super()._model_composer(env)
+
+    def setup_trainer(self, config: SACAlgorithmConfig) -> None:
+        """Builds ``self.trainer`` (see the class docs)."""
+        model = self.composer.torch_actor_critic(self.device)
+        if not isinstance(model.critic, TorchStateActionCritic):
+            raise ConfigurationError(
+                f"SAC needs a state-action critic (Q(s, a)), got {type(model.critic).__name__}; use "
+                "critic=template_state_action (template models) or critic=flatten_concat_state_action"
+            )
+        if len(self.spaces_config.action_spaces_dict) != 1:
+            raise ConfigurationError(
+                f"SAC trains flat envs (one sub-step); this env has sub-steps {list(self.spaces_config.action_spaces_dict)}"
+            )
+        if not config.split_rollouts_into_transitions:
+            raise ConfigurationError(
+                "algorithm.split_rollouts_into_transitions=false is not supported: the replay buffer stores "
+                "transitions; set it to true"
+            )
+        second_critic = build_model_composer(self.model_config, self.spaces_config).critic.torch_critic(self.device)
+        if self.input_run is not None:
+            self.load_input_model(model)
+        self.model_selection = BestModelSelection(
+            self.run_dir / self.state_dict_dump_file,
+            model,
+            dump_interval=self.dump_interval,
+            best_reward=self.input_run.best_reward if self.input_run else float("-inf"),
+            on_improvement=lambda: self.trainer.save_training_state(self.run_dir, self.model_selection.best_reward),
+        )
+        workers = self._workers(config, model.policy)
+        try:
+            evaluator = self._evaluator(config.rollout_evaluator)
+            self.trainer = self.trainer_class(config, workers, evaluator, model, second_critic, self.model_selection)
+            if self.input_run is not None:
+                self._resume_trainer()
+            self._fill_buffer(config, workers)
+        except BaseException:
+            workers.close()
+            raise
+
+    def _workers(self, config: SACAlgorithmConfig, policy: Any) -> DummyDistributedWorkersWithBuffer:
+        n_envs = config.num_actors
+        where = "in worker processes" if self.worker_processes else "in this process"
+        print(f"Collecting transitions with {n_envs} env{'s' if n_envs > 1 else ''} {where}")
+        train_env = build_vector_env(self.env_factory, n_envs, self.worker_processes)
+        seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
+        buffer = UniformReplayBuffer(config.replay_buffer_size, seed=self.seeding.generate_agent_instance_seed())
+        return DummyDistributedWorkersWithBuffer(
+            RolloutCollector(train_env, config.n_rollout_steps, seeds), policy, buffer
+        )
+
+    def _fill_buffer(self, config: SACAlgorithmConfig, workers: DummyDistributedWorkersWithBuffer) -> None:
+        """Seeds the buffer with the demonstrations or with transitions of the initial sampling policy."""
+        step_key = next(iter(self.spaces_config.action_spaces_dict))
+        if self.initial_demonstration_trajectories:
+            records = load_demonstrations(self.initial_demonstration_trajectories, self.env_factory)
+            transitions = records_to_transitions(
+                records,
+                self.spaces_config.observation_spaces_dict[step_key],
+                self.spaces_config.action_spaces_dict[step_key],
+            )
+            workers.add_transitions([transitions])
+            print(f"Initialized the replay buffer with {len(transitions)} demonstration transitions")
+            return
+        if config.initial_buffer_size == 0:
+            return
+        sampling_config = config.initial_sampling_policy or {"_target_": "maze.env.agent.random_policy.RandomPolicy"}
+        policy = Factory(Policy).instantiate(sampling_config, action_spaces_dict=self.spaces_config.action_spaces_dict)
+        if hasattr(policy, "seed"):
+            policy.seed(self.seeding.generate_agent_instance_seed())
+        batched = BatchedPolicy(policy, workers.collector.env.n_envs)
+        while len(workers.replay_buffer) < config.initial_buffer_size:
+            workers.collect_rollouts(batched)
+        print(f"Initialized the replay buffer with {len(workers.replay_buffer)} transitions of {type(policy).__name__}")
+
+    def _resume_trainer(self) -> None:
+        """Restores the best score and, if saved, the Q networks, optimizers and entropy coefficient."""
+        self.trainer.best_reward = self.input_run.best_reward
+        state_file = self.input_run.directory / SAC_STATE_FILE
+        if state_file.is_file():
+            self.trainer.load_state_dict(load_state_dict_file(state_file, map_location=self.device))
+            print(f"Resumed the Q networks, optimizers and entropy coefficient from {state_file}")
+
+
+class SACDevRunner(SACRunner):
+    """The SAC runner of ``sac-dev``/``sac-local`` and ``sacfd-dev``/``sacfd-local`` (``worker_processes`` differs)."""

@@ -1,0 +1,360 @@
+"""SAC: soft actor-critic with twin Q networks, target networks and automatic entropy tuning."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import torch
+import yaml
+from maze.distributions import DictProbabilityDistribution
+from maze.env.core.actor import ActorID
+from maze.env.log_stats.aggregator import LogStatsAggregator
+from maze.env.log_stats.base_events import BaseEnvEvents
+from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
+from maze.env.log_stats.log_stats import LogStats
+from maze.env.log_stats.log_stats_env import stats_value
+from maze.env.log_stats.vector_stats import collect_episode_stats
+from maze.perception.agent.torch_actor_critic import TorchActorCritic
+from maze.perception.serialization import atomic_write_bytes, save_state_dict
+from maze.train.optim import Adam
+from maze.train.replay.replay_buffer import TransitionBatch
+from maze.train.replay.workers import BaseDistributedWorkersWithBuffer
+from maze.train.trainers.actor_critic.events import TrainerEventLog
+from maze.train.trainers.actor_critic.trainer import TRAINING_STATE_FILE, TrainingResult
+from maze.train.trainers.sac.config import SACAlgorithmConfig
+from maze.train.trainers.sac.events import SACEvents
+from maze.train.trainers.sac.losses import (
+    discrete_log_probs,
+    is_discrete_action_space,
+    q_of_taken_actions,
+    sample_with_log_prob,
+    soft_update,
+    target_entropy,
+)
+from maze.train.trainers.sac.twin_q import TwinQ
+
+__all__ = ["SAC", "SAC_STATE_FILE"]
+
+SAC_STATE_FILE = "sac_state.pt"
+"""Second Q network, target networks, optimizers and entropy coefficient next to the best model."""
+
+_STAT_EVENTS = (
+    SACEvents.policy_loss,
+    SACEvents.policy_entropy,
+    SACEvents.critic_value,
+    SACEvents.critic_value_loss,
+    SACEvents.entropy_coef,
+    SACEvents.entropy_coef_loss,
+    SACEvents.policy_grad_norm,
+    SACEvents.critic_grad_norm,
+)
+
+
+class SAC:
+    """Trains a policy and twin Q critics off-policy from a replay buffer filled by workers.
+
+    One iteration collects ``rollouts_per_iteration`` rollouts into the buffer and takes
+    ``num_batches_per_iter`` gradient steps; an epoch is ``epoch_length`` iterations, after
+    which the ``train`` statistics (env and :class:`SACEvents`) are written, the evaluator
+    runs (its score goes to model selection) and training stops once ``n_epochs`` are done,
+    ``target_reward`` is reached, or ``patience`` epochs passed without a new best score.
+
+    Args:
+        algorithm_config: The algorithm keys.
+        workers: Collect transitions into the replay buffer (already filled initially).
+        evaluator: Scores the policy after every epoch (None: the epoch's mean training return).
+        model: The policy and the first Q critic (what ``state_dict.pt`` holds).
+        second_critic: The second Q critic (same architecture, own initialization).
+        model_selection: Keeps the best model (typically a BestModelSelection).
+    """
+
+    needs_critic = True
+    """Runners add the default critic when the model config has none."""
+    config_class: type[SACAlgorithmConfig] = SACAlgorithmConfig
+    """The algorithm config of the trainer."""
+
+    def __init__(
+        self,
+        algorithm_config: SACAlgorithmConfig,
+        workers: BaseDistributedWorkersWithBuffer,
+        evaluator: Optional[Any],
+        model: TorchActorCritic,
+        second_critic: Any,
+        model_selection: Optional[Any] = None,
+    ) -> None:
+        config = algorithm_config
+        self.config = config
+        self.workers = workers
+        self.evaluator = evaluator
+        self.model = model
+        self.model_selection = model_selection
+        self.policy = model.policy
+        self.actor_id = ActorID(next(iter(model.policy.networks)), 0)
+        self.action_space = model.critic.action_spaces_dict[self.actor_id[0]]
+        self.discrete = is_discrete_action_space(self.action_space)
+        self.starts = (
+            {head: int(space.start) for head, space in self.action_space.spaces.items()} if self.discrete else {}
+        )
+        self.critics = TwinQ(model.critic, second_critic, self.actor_id)
+        self.target_critics = self.critics.copy()
+        self.target_entropy = target_entropy(self.action_space, config.target_entropy_multiplier)
+        self.log_entropy_coef = torch.nn.Parameter(torch.tensor(math.log(config.entropy_coef), device=model.device))
+        self.policy_optimizer = Adam(self.policy.parameters(), lr=config.lr)
+        self.critic_optimizer = Adam(self.critics.parameters, lr=config.lr)
+        self.entropy_optimizer = Adam([self.log_entropy_coef], lr=config.entropy_coef_lr)
+        self.events = TrainerEventLog(SACEvents)
+        self._env_stats = LogStatsAggregator()
+        self._update_stats: list[torch.Tensor] = []
+        self.updates = 0
+        self.epochs_done = 0
+        self.best_reward = float("-inf")
+
+    @property
+    def collector(self) -> Any:
+        """The rollout collector of in-process workers (its env gives the training statistics)."""
+        return self.workers.collector
+
+    @property
+    def entropy_coef(self) -> float:
+        """The current entropy coefficient alpha."""
+        return float(self.log_entropy_coef.detach().exp())
+
+    # --- the loop --------------------------------------------------------------------------
+
+    def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
+        """Trains until a stop criterion holds (see the class docs).
+
+        Args:
+            n_epochs: Epochs to train (default: the config's ``n_epochs``; 0: no limit).
+        """
+        limit = self.config.n_epochs if n_epochs is None else n_epochs
+        train_seconds, epochs, stale, solved = 0.0, 0, 0, False
+        reason = f"{limit} epochs done"
+        while not limit or epochs < limit:
+            epoch_start = time.perf_counter()
+            print(f"********** Iteration {self.epochs_done} **********")
+            for _ in range(self.config.epoch_length):
+                self._iteration()
+            train_seconds += time.perf_counter() - epoch_start
+            self.epochs_done += 1
+            epochs += 1
+            self.events.record(SACEvents.time_epoch, value=time.perf_counter() - epoch_start)
+            increment_log_step()
+            score = self._score(self._write_train_stats())
+            print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
+            if score > self.best_reward:
+                self.best_reward, stale = score, 0
+            else:
+                stale += 1
+            if self.config.target_reward is not None and score >= self.config.target_reward:
+                solved, reason = True, f"target reward {self.config.target_reward:g} reached ({score:.3f})"
+                break
+            if self.config.patience and stale >= self.config.patience:
+                reason = f"no improvement for {stale} epochs (patience {self.config.patience})"
+                break
+        return TrainingResult(epochs, self.workers.env_steps, train_seconds, self.best_reward, solved, reason)
+
+    def evaluate(self) -> float:
+        """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
+        score = self._evaluate_policy()
+        self.best_reward = max(self.best_reward, score)
+        return score
+
+    def _evaluate_policy(self) -> float:
+        self.model.eval()
+        try:
+            return self.evaluator.evaluate(self.policy)
+        finally:
+            self.model.train()
+
+    def _iteration(self) -> None:
+        """Collects the rollouts of one iteration and takes its gradient steps."""
+        start = time.perf_counter()
+        for _ in range(self.config.rollouts_per_iteration):
+            self.workers.collect_rollouts()
+        collected = time.perf_counter()
+        for _ in range(self.config.num_batches_per_iter):
+            self.update(self.workers.sample_batch(self.config.batch_size, self.model.device))
+        self.workers.broadcast_updated_policy(self.policy.state_dict())
+        self.events.record(SACEvents.time_rollout, value=collected - start)
+        self.events.record(SACEvents.time_update, value=time.perf_counter() - collected)
+        self.events.record(SACEvents.buffer_size, value=len(self.workers.replay_buffer))
+        for stats in torch.stack(self._update_stats).tolist() if self._update_stats else ():
+            for event, value in zip(_STAT_EVENTS, stats, strict=True):
+                self.events.record(event, value=value)
+        self._update_stats = []
+        self.events.end_update()
+
+    def _score(self, train_stats: LogStats) -> float:
+        """Evaluates (or takes the epoch's mean training return without an evaluator) and updates model selection."""
+        if self.evaluator is not None:
+            return self._evaluate_policy()
+        try:
+            score = float(stats_value(train_stats, BaseEnvEvents.reward, "mean"))
+        except KeyError:  # no episode ended in the epoch
+            score = float("-inf")
+        if self.model_selection is not None:
+            self.model_selection.update(score)
+        return score
+
+    def _write_train_stats(self) -> LogStats:
+        collect_episode_stats(self.collector.env, self._env_stats)
+        stats = {**self._env_stats.reduce(), **self.events.epoch_stats()}
+        get_stats_logger("train").log_stats(stats)
+        return stats
+
+    # --- one gradient step -----------------------------------------------------------------
+
+    def update(self, batch: TransitionBatch[torch.Tensor]) -> None:
+        """One gradient step of the Q networks, the policy and the entropy coefficient on ``batch``."""
+        config = self.config
+        alpha = self.log_entropy_coef.detach().exp()
+        with self._autocast():
+            with torch.no_grad():
+                target = self._q_target(batch, alpha)
+            q_first, q_second = self._q_taken(batch)
+        critic_loss = sum(
+            torch.mean((q_first[head] - head_target) ** 2) + torch.mean((q_second[head] - head_target) ** 2)
+            for head, head_target in target.items()
+        )
+        critic_norm = self._step(self.critic_optimizer, critic_loss)
+        self.critics.requires_grad_(False)
+        try:
+            with self._autocast():
+                policy_loss, entropy = self._policy_loss(batch, alpha)
+        finally:
+            self.critics.requires_grad_(True)
+        policy_norm = self._step(self.policy_optimizer, policy_loss)
+        if config.entropy_tuning:
+            entropy_loss = self.log_entropy_coef * (entropy.detach() - self.target_entropy)
+            self._step(self.entropy_optimizer, entropy_loss, clip=False)
+        else:
+            entropy_loss = torch.zeros(())
+        self.updates += 1
+        if self.updates % config.target_update_interval == 0:
+            soft_update(self.target_critics.parameters, self.critics.parameters, config.tau)
+        first_q = next(iter(q_first.values()))
+        self._update_stats.append(
+            torch.stack(
+                [policy_loss, entropy, first_q.mean(), critic_loss, alpha, entropy_loss, policy_norm, critic_norm]
+            ).detach()
+        )
+
+    def _policy_distribution(self, observation: dict[str, torch.Tensor]) -> DictProbabilityDistribution:
+        """The policy's action distribution, built from float32 logits (also under bfloat16 autocast)."""
+        logits = self.policy.compute_logits_dict(observation, self.actor_id)
+        return self.policy.logits_dict_to_distribution(
+            {head: value.float() for head, value in logits.items()}, self.actor_id
+        )
+
+    def _q_target(self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor) -> dict[str, torch.Tensor]:
+        """``r + gamma * (1 - done) * V(s')``, the soft value from the minimum of the target Q networks.
+
+        Returns:
+            ``[B]`` per discrete head (each head's Q values give its own soft value, with the
+            joint entropy bonus), or under ``q_value`` for continuous actions.
+        """
+        distribution = self._policy_distribution(batch.next_observations)
+        if self.discrete:
+            log_probs = discrete_log_probs(distribution)
+            first, second = self.target_critics.q_values(batch.next_observations)
+            bonus = -alpha * sum((log_p.exp() * log_p).sum(-1) for log_p in log_probs.values())
+            values = {
+                head: (log_p.exp() * torch.min(first[f"{head}_q_values"], second[f"{head}_q_values"])).sum(-1) + bonus
+                for head, log_p in log_probs.items()
+            }
+        else:
+            actions, log_prob = sample_with_log_prob(distribution)
+            first, second = self.target_critics.q_values(batch.next_observations, actions)
+            values = {"q_value": torch.min(first["q_value"], second["q_value"]) - alpha * log_prob}
+        discount = self.config.gamma * (1.0 - batch.dones)
+        return {head: batch.rewards + discount * value for head, value in values.items()}
+
+    def _q_taken(self, batch: TransitionBatch[torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+        """Both critics' Q values of the batch's actions (per discrete head, or ``q_value``), each ``[B]``."""
+        if self.discrete:
+            first, second = self.critics.q_values(batch.observations)
+            return (
+                q_of_taken_actions(first, batch.actions, self.starts),
+                q_of_taken_actions(second, batch.actions, self.starts),
+            )
+        first, second = self.critics.q_values(batch.observations, batch.actions)
+        return {"q_value": first["q_value"]}, {"q_value": second["q_value"]}
+
+    def _policy_loss(
+        self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``E[alpha * log pi(a|s) - min Q(s, a)]`` and the mean entropy (estimate) of the policy."""
+        distribution = self._policy_distribution(batch.observations)
+        if self.discrete:
+            log_probs = discrete_log_probs(distribution)
+            first, second = self.critics.q_values(batch.observations)
+            loss = sum(
+                (log_p.exp() * (alpha * log_p - torch.min(first[f"{head}_q_values"], second[f"{head}_q_values"]))).sum(
+                    -1
+                )
+                for head, log_p in log_probs.items()
+            )
+            entropy = -sum((log_p.exp() * log_p).sum(-1) for log_p in log_probs.values())
+            return loss.mean(), entropy.mean()
+        actions, log_prob = sample_with_log_prob(distribution)
+        first, second = self.critics.q_values(batch.observations, actions)
+        loss = alpha * log_prob - torch.min(first["q_value"], second["q_value"])
+        return loss.mean(), -log_prob.mean()
+
+    def _autocast(self) -> torch.autocast:
+        """bfloat16 autocast of the networks' matrix products with ``mixed_precision`` (a no-op without)."""
+        return torch.autocast(self.model.device.type, dtype=torch.bfloat16, enabled=self.config.mixed_precision)
+
+    def _step(self, optimizer: Adam, loss: torch.Tensor, clip: bool = True) -> torch.Tensor:
+        """Backward pass and one optimizer step; returns the gradient norm before clipping (0-d tensor)."""
+        optimizer.zero_grad()
+        loss.backward()
+        grads = [parameter.grad for parameter in optimizer.parameters if parameter.grad is not None]
+        norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads))) if grads else torch.zeros(())
+        if clip and self.config.max_grad_norm > 0:
+            torch._foreach_mul_(grads, torch.clamp(self.config.max_grad_norm / (norm + 1e-6), max=1.0))
+        optimizer.step()
+        return norm
+
+    # --- persistence -----------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything but the best model and the replay buffer's transitions, to resume training."""
+        return {
+            "critics": self.critics.state_dict(),
+            "target_critics": self.target_critics.state_dict(),
+            "policy_optimizer": self.policy_optimizer.state_dict(),
+            "critic_optimizer": self.critic_optimizer.state_dict(),
+            "entropy_optimizer": self.entropy_optimizer.state_dict(),
+            "log_entropy_coef": self.log_entropy_coef.detach().clone(),
+            "updates": torch.tensor(self.updates),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Loads what :meth:`state_dict` returned (for the same model architecture)."""
+        self.critics.load_state_dict(state["critics"])
+        self.target_critics.load_state_dict(state["target_critics"])
+        self.policy_optimizer.load_state_dict(state["policy_optimizer"])
+        self.critic_optimizer.load_state_dict(state["critic_optimizer"])
+        self.entropy_optimizer.load_state_dict(state["entropy_optimizer"])
+        with torch.no_grad():
+            self.log_entropy_coef.copy_(state["log_entropy_coef"])
+        self.updates = int(state["updates"])
+
+    def save_training_state(self, directory: Union[str, Path], best_reward: Optional[float] = None) -> None:
+        """Writes :data:`SAC_STATE_FILE` and the training state (best score, epochs, buffer fill) atomically."""
+        directory = Path(directory)
+        save_state_dict(self.state_dict(), directory / SAC_STATE_FILE)
+        state = {
+            "best_reward": self.best_reward if best_reward is None else float(best_reward),
+            "epochs": self.epochs_done,
+            "env_steps": self.workers.env_steps,
+            "replay_buffer_size": len(self.workers.replay_buffer),
+            "entropy_coef": self.entropy_coef,
+            "trainer": type(self).__name__,
+        }
+        atomic_write_bytes(directory / TRAINING_STATE_FILE, yaml.safe_dump(state).encode("utf-8"))

@@ -1,0 +1,289 @@
+"""SAC: soft updates, targets with the twin-Q minimum, log-probabilities, entropy tuning, determinism, runners."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+import torch
+import yaml
+from gymnasium import spaces
+from maze.distributions import DictProbabilityDistribution
+from maze.distributions.squashed_gaussian import SquashedGaussianProbabilityDistribution
+from maze.env.errors import ConfigurationError
+from maze.train.replay import TransitionBatch
+from maze.train.trainers.sac import losses
+from maze.train.trainers.sac.sac_runners import SACDevRunner
+from train_test_support import packaged_config, small_model_config
+
+SAC = "maze.train.trainers.sac.sac_trainer.SAC"
+CARTPOLE = {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "CartPole-v1"}
+PENDULUM = {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "Pendulum-v1"}
+
+
+def sac_model(hidden: int = 8) -> dict[str, Any]:
+    """A tiny template model with the template state-action critic."""
+    model = small_model_config("template", "cartpole", critic=False, hidden=hidden)
+    model.update(packaged_config("critic", "template_state_action"))
+    return model
+
+
+def sac_config(env: Optional[dict] = None, input_dir: Any = "", model: Optional[dict] = None, **algorithm: Any) -> dict:
+    """A ``conf_train`` job config for SAC with a tiny budget (CartPole by default)."""
+    return {
+        "env": env or CARTPOLE,
+        "wrappers": {},
+        "model": model or sac_model(),
+        "algorithm": {
+            "n_epochs": 2,
+            "epoch_length": 10,
+            "batch_size": 16,
+            "initial_buffer_size": 32,
+            "patience": 0,
+            "rollout_evaluator": {"_target_": "maze.train.evaluators.RolloutEvaluator", "n_episodes": 1},
+            **algorithm,
+        },
+        "seeding": {"env_base_seed": 1, "agent_base_seed": 1},
+        "input_dir": str(input_dir),
+    }
+
+
+def set_up(directory: Path, cfg: dict, **kwargs: Any) -> SACDevRunner:
+    directory.mkdir(parents=True, exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(directory)
+        runner = SACDevRunner(SAC, **kwargs)
+        runner.setup(cfg)
+    return runner
+
+
+# --- pure pieces ----------------------------------------------------------------------------
+
+
+def test_soft_update_moves_targets_by_tau() -> None:
+    target, source = [torch.tensor([0.0, 10.0])], [torch.tensor([1.0, 0.0])]
+    losses.soft_update(target, source, 0.1)
+    assert torch.allclose(target[0], torch.tensor([0.1, 9.0]))
+    losses.soft_update(target, source, 1.0)
+    assert torch.equal(target[0], source[0])
+
+
+def test_target_entropy_rules() -> None:
+    continuous = spaces.Dict({"a": spaces.Box(-1, 1, (3,)), "b": spaces.Box(-1, 1, (2,))})
+    assert losses.target_entropy(continuous, 1.0) == -5.0
+    assert losses.target_entropy(continuous, 0.5) == -2.5
+    discrete = spaces.Dict({"a": spaces.Discrete(4), "b": spaces.Discrete(2)})
+    assert losses.target_entropy(discrete, 1.0) == pytest.approx(0.98 * (math.log(4) + math.log(2)))
+    with pytest.raises(ConfigurationError, match="mixes"):
+        losses.target_entropy(spaces.Dict({"a": spaces.Discrete(4), "b": spaces.Box(-1, 1, (2,))}), 1.0)
+
+
+def test_squashed_gaussian_samples_have_the_distributions_log_density() -> None:
+    torch.manual_seed(0)
+    space = spaces.Box(-2.0, 2.0, (3,))
+    logits = (torch.randn(64, 6) * 0.5).requires_grad_()
+    distribution = SquashedGaussianProbabilityDistribution(logits, space)
+    actions, log_prob = losses.sample_with_log_prob(DictProbabilityDistribution({"action": distribution}))
+    assert actions["action"].shape == (64, 3) and log_prob.shape == (64,)
+    assert bool(((actions["action"] >= -2) & (actions["action"] <= 2)).all())
+    assert torch.allclose(log_prob, distribution.log_prob(actions["action"]), atol=1e-3)
+    log_prob.sum().backward()  # reparameterized: differentiable
+    assert logits.grad is not None and bool(logits.grad.abs().sum() > 0)
+
+
+# --- the trainer ----------------------------------------------------------------------------
+
+
+def batch_of(runner: SACDevRunner, size: int = 6) -> TransitionBatch:
+    return runner.trainer.workers.sample_batch(size)
+
+
+def test_discrete_target_uses_the_minimum_of_the_twin_target_q_networks(tmp_path: Path) -> None:
+    runner = set_up(tmp_path, sac_config(n_epochs=1))
+    trainer = runner.trainer
+    batch = batch_of(runner)
+    q_first = torch.tensor([[1.0, 5.0]]).repeat(6, 1)
+    q_second = torch.tensor([[3.0, 2.0]]).repeat(6, 1)
+    trainer.target_critics.q_values = lambda observation, actions=None: (
+        {"action_q_values": q_first},
+        {"action_q_values": q_second},
+    )
+    alpha = torch.tensor(0.5)
+    target = trainer._q_target(batch, alpha)["action"]
+    with torch.no_grad():
+        logits = trainer.policy.compute_substep_policy_output(batch.next_observations, trainer.actor_id).action_logits
+        probs = torch.softmax(logits["action"], -1)
+    soft_value = (probs * torch.tensor([1.0, 2.0])).sum(-1) - alpha * (probs * probs.log()).sum(-1)
+    expected = batch.rewards + 0.99 * (1 - batch.dones) * soft_value
+    assert torch.allclose(target, expected, atol=1e-6)
+    runner.trainer.workers.close()
+    runner.close()
+
+
+def test_continuous_target_uses_the_minimum_of_the_twin_target_q_networks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = set_up(tmp_path, sac_config(env=PENDULUM, n_epochs=1))
+    trainer = runner.trainer
+    batch = batch_of(runner)
+    monkeypatch.setattr(
+        "maze.train.trainers.sac.sac_trainer.sample_with_log_prob",
+        lambda distribution: ({"action": torch.zeros(6, 1)}, torch.full((6,), -2.0)),
+    )
+    trainer.target_critics.q_values = lambda observation, actions=None: (
+        {"q_value": torch.tensor([1.0, 4.0, 1.0, 4.0, 1.0, 4.0])},
+        {"q_value": torch.tensor([2.0, 3.0, 2.0, 3.0, 2.0, 3.0])},
+    )
+    target = trainer._q_target(batch, torch.tensor(0.5))["q_value"]
+    minimum = torch.tensor([1.0, 3.0, 1.0, 3.0, 1.0, 3.0])
+    expected = batch.rewards + 0.99 * (1 - batch.dones) * (minimum + 0.5 * 2.0)
+    assert torch.allclose(target, expected)
+    runner.trainer.workers.close()
+    runner.close()
+
+
+@pytest.mark.parametrize("tuning", [True, False])
+def test_entropy_coefficient_is_learned_only_with_tuning(tmp_path: Path, tuning: bool) -> None:
+    runner = set_up(tmp_path, sac_config(env=PENDULUM, entropy_tuning=tuning, entropy_coef=0.2))
+    targets_before = [parameter.clone() for parameter in runner.trainer.target_critics.parameters]
+    runner.run()
+    trainer = runner.trainer
+    if tuning:
+        assert abs(trainer.entropy_coef - 0.2) > 1e-3
+    else:
+        assert trainer.entropy_coef == pytest.approx(0.2, abs=1e-7)
+    assert trainer.updates == 20
+    assert any(not torch.equal(a, b) for a, b in zip(targets_before, trainer.target_critics.parameters, strict=True))
+    state = yaml.safe_load((tmp_path / "training_state.yaml").read_text())
+    assert state["replay_buffer_size"] in (32 + 10, 32 + 20) and state["trainer"] == "SAC"  # at the best epoch
+
+
+def test_same_seed_gives_identical_losses(tmp_path: Path, single_thread: None) -> None:
+    def losses_of(directory: Path) -> list[torch.Tensor]:
+        runner = set_up(directory, sac_config(env=PENDULUM))
+        recorded: list[torch.Tensor] = []
+        update = runner.trainer.update
+
+        def recording_update(batch: TransitionBatch) -> None:
+            update(batch)
+            recorded.append(runner.trainer._update_stats[-1].clone())
+
+        runner.trainer.update = recording_update
+        runner.run()
+        return recorded
+
+    first, second = losses_of(tmp_path / "a"), losses_of(tmp_path / "b")
+    assert len(first) == 20
+    assert all(torch.equal(a, b) for a, b in zip(first, second, strict=True))
+
+
+def test_resumed_run_continues_with_the_saved_critics_optimizers_and_entropy_coefficient(tmp_path: Path) -> None:
+    first = set_up(tmp_path / "first", sac_config(env=PENDULUM))
+    first.run()
+    saved = yaml.safe_load((tmp_path / "first" / "training_state.yaml").read_text())
+    resumed = set_up(tmp_path / "second", sac_config(env=PENDULUM, n_epochs=1, input_dir=tmp_path / "first"))
+    trainer = resumed.trainer
+    assert trainer.entropy_coef == pytest.approx(saved["entropy_coef"])
+    assert trainer.best_reward == pytest.approx(saved["best_reward"])
+    assert trainer.updates > 0
+    resumed.run()
+    summary = json.loads((tmp_path / "second" / "training_summary.json").read_text())
+    assert summary["epochs"] == 1
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+
+def test_state_critic_is_rejected(tmp_path: Path) -> None:
+    model = small_model_config("template", "cartpole")  # template_state critic
+    with pytest.raises(ConfigurationError, match="critic=template_state_action"):
+        set_up(tmp_path, sac_config(model=model))
+
+
+def test_missing_demonstration_directory_is_named(tmp_path: Path) -> None:
+    demonstrations = {
+        "_target_": "maze.rollout.datasets.InMemoryDataset",
+        "input_data": str(tmp_path / "nowhere"),
+        "trajectory_processor": {
+            "_target_": "maze.rollout.datasets.trajectory_processor.IdentityWithNextObservationTrajectoryProcessor"
+        },
+    }
+    with pytest.raises(ConfigurationError, match="nowhere does not exist"):
+        set_up(tmp_path / "run", sac_config(), initial_demonstration_trajectories=demonstrations)
+    shutil.rmtree(tmp_path / "run")
+
+
+# --- SACfD ----------------------------------------------------------------------------------
+
+
+def record_episodes(directory: Path, env_name: str, seeds: tuple[int, ...] = (0, 1)) -> Path:
+    """Episodes of random actions recorded as trajectory files; returns the ``trajectory_data`` dir."""
+    from maze.env.agent.random_policy import RandomPolicy
+    from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
+    from maze.env.trajectory_recording import SimpleTrajectoryRecordingSetup
+    from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
+
+    env = TrajectoryRecordingWrapper(GymMazeEnv(env_name))
+    policy = RandomPolicy(env.action_spaces_dict, seed=0)
+    with SimpleTrajectoryRecordingSetup(directory / "trajectory_data"):
+        for seed in seeds:
+            env.reset(seed=seed)
+            done = False
+            while not done:
+                _, _, terminated, truncated, _ = env.step(policy.compute_action(None))
+                done = terminated or truncated
+    return directory / "trajectory_data"
+
+
+def demonstrations_config(input_data: Path) -> dict[str, Any]:
+    return {
+        "_target_": "maze.rollout.datasets.InMemoryDataset",
+        "input_data": str(input_data),
+        "n_workers": 1,
+        "trajectory_processor": {
+            "_target_": "maze.rollout.datasets.trajectory_processor.IdentityWithNextObservationTrajectoryProcessor"
+        },
+    }
+
+
+def test_sacfd_buffer_holds_exactly_the_demonstration_transitions(tmp_path: Path) -> None:
+    from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
+    from maze.rollout.datasets import InMemoryDataset
+    from maze.rollout.datasets.trajectory_processor import IdentityWithNextObservationTrajectoryProcessor
+
+    data = record_episodes(tmp_path, "CartPole-v1")
+    processor = IdentityWithNextObservationTrajectoryProcessor()
+    expected = len(InMemoryDataset(data, lambda: GymMazeEnv("CartPole-v1"), trajectory_processor=processor))
+    assert expected > 20
+    runner = set_up(tmp_path / "run", sac_config(), initial_demonstration_trajectories=demonstrations_config(data))
+    assert len(runner.trainer.workers.replay_buffer) == expected  # not initial_buffer_size (32)
+    assert runner.trainer.workers.env_steps == 0
+    runner.run(n_epochs=1)
+    assert len(runner.trainer.workers.replay_buffer) == expected + 10
+
+
+def test_demonstrations_of_another_env_are_rejected(tmp_path: Path) -> None:
+    data = record_episodes(tmp_path, "Pendulum-v1", seeds=(0,))
+    with pytest.raises(ConfigurationError, match="observation space expects .*Record the demonstrations with the env"):
+        set_up(tmp_path / "run", sac_config(), initial_demonstration_trajectories=demonstrations_config(data))
+
+
+def test_mixed_precision_trains_with_float32_parameters_and_finite_losses(tmp_path: Path) -> None:
+    runner = set_up(tmp_path, sac_config(env=PENDULUM, mixed_precision=True, n_epochs=1))
+    trainer = runner.trainer
+    before = [parameter.clone() for parameter in trainer.critics.parameters]
+    batch = trainer.workers.sample_batch(16)
+    trainer.update(batch)
+    stats = trainer._update_stats[-1]
+    assert stats.dtype == torch.float32 and bool(torch.isfinite(stats).all())
+    assert all(parameter.dtype == torch.float32 for parameter in trainer.critics.parameters)
+    assert any(not torch.equal(a, b) for a, b in zip(before, trainer.critics.parameters, strict=True))
+    with trainer._autocast():
+        first, _ = trainer.critics.q_values(batch.observations, batch.actions)
+    assert first["q_value"].dtype == torch.float32  # the critics' outputs are cast back
+    runner.trainer.workers.close()
+    runner.close()
