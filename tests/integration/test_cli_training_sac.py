@@ -88,16 +88,20 @@ def test_killed_run_resumes_with_its_critics_optimizers_and_entropy_coefficient(
     state_file = killed_dir / "training_state.yaml"
     try:
         deadline = time.monotonic() + 240
-        while not (state_file.is_file() and (killed_dir / "sac_state.pt").is_file()) and time.monotonic() < deadline:
+        while not (state_file.is_file() and (killed_dir / "optimizer.pt").is_file()) and time.monotonic() < deadline:
             assert process.poll() is None, "the run ended before its first checkpoint"
             time.sleep(0.2)
     finally:
         process.kill()
         process.wait()
     saved = yaml.safe_load(state_file.read_text())
-    assert saved["trainer"] == "SAC" and saved["replay_buffer_size"] > 500
+    assert saved["trainer"] == "SAC" and "sac" in saved["state_dicts"] and saved["epochs"] >= 1
     resumed_dir = tmp_path / "resumed"
-    result = maze_run(*SAC_CARTPOLE, *seeds(1), "algorithm.n_epochs=1", f"input_dir={killed_dir}", run_dir=resumed_dir)
+    total = saved["epochs"] + 1  # n_epochs counts the total: one more epoch
+    result = maze_run(
+        *SAC_CARTPOLE, *seeds(1), f"algorithm.n_epochs={total}", f"input_dir={killed_dir}", run_dir=resumed_dir
+    )
     assert_success(result)
-    assert "Resumed the Q networks, optimizers and entropy coefficient" in result.stdout
-    assert training_summary(resumed_dir)["epochs"] == 1
+    assert f"Resumed from input_dir {killed_dir}: epoch {saved['epochs']}," in result.stdout
+    assert "optimizer state, sac" in result.stdout  # the Q networks, optimizers and entropy coefficient
+    assert training_summary(resumed_dir)["epochs"] == total

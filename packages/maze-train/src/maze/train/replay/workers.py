@@ -140,8 +140,11 @@ class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         return self.collector.env_steps
 
     def collect_rollouts(self, policy: Optional[Any] = None) -> int:
-        """Collects ``n_rollout_steps`` steps in every env into the buffer."""
-        transitions = rollout_to_transitions(self.collector.collect(policy if policy is not None else self.policy))
+        """Collects ``n_rollout_steps`` steps in every env into the buffer (unless a reward is not finite)."""
+        rollout = self.collector.collect(policy if policy is not None else self.policy)
+        if not self.collector.guard.rewards_ok(rollout.rewards):
+            return 0  # runner.non_finite=skip: the rollout is not stored
+        transitions = rollout_to_transitions(rollout)
         self.replay_buffer.add_transitions(transitions)
         return len(transitions)
 

@@ -13,7 +13,6 @@ from maze.env.utils.factory import Factory, resolve_target
 from maze.perception.agent.torch_state_action_critic import TorchStateActionCritic
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.template_model_composer import TemplateModelComposer
-from maze.perception.serialization import load_state_dict_file
 from maze.train.replay.replay_buffer import UniformReplayBuffer
 from maze.train.replay.workers import BatchedPolicy, DummyDistributedWorkersWithBuffer
 from maze.train.rollout.collector import RolloutCollector
@@ -22,7 +21,6 @@ from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, build_vector_en
 from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.sac.config import SACAlgorithmConfig
 from maze.train.trainers.sac.demonstrations import load_demonstrations, records_to_transitions
-from maze.train.trainers.sac.sac_trainer import SAC_STATE_FILE
 
 __all__ = ["SACDevRunner", "SACRunner"]
 
@@ -103,15 +101,12 @@ class SACRunner(ACRunner):
             self.run_dir / self.state_dict_dump_file,
             model,
             dump_interval=self.dump_interval,
-            best_reward=self.input_run.best_reward if self.input_run else float("-inf"),
-            on_improvement=lambda: self.trainer.save_training_state(self.run_dir, self.model_selection.best_reward),
+            best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
         )
         workers = self._workers(config, model.policy)
         try:
             evaluator = self._evaluator(config.rollout_evaluator)
             self.trainer = self.trainer_class(config, workers, evaluator, model, second_critic, self.model_selection)
-            if self.input_run is not None:
-                self._resume_trainer()
             self._fill_buffer(config, workers)
         except BaseException:
             workers.close()
@@ -151,14 +146,6 @@ class SACRunner(ACRunner):
         while len(workers.replay_buffer) < config.initial_buffer_size:
             workers.collect_rollouts(batched)
         print(f"Initialized the replay buffer with {len(workers.replay_buffer)} transitions of {type(policy).__name__}")
-
-    def _resume_trainer(self) -> None:
-        """Restores the best score and, if saved, the Q networks, optimizers and entropy coefficient."""
-        self.trainer.best_reward = self.input_run.best_reward
-        state_file = self.input_run.directory / SAC_STATE_FILE
-        if state_file.is_file():
-            self.trainer.load_state_dict(load_state_dict_file(state_file, map_location=self.device))
-            print(f"Resumed the Q networks, optimizers and entropy coefficient from {state_file}")
 
 
 class SACDevRunner(SACRunner):

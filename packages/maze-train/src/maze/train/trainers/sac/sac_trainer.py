@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
-from typing import Any, Optional, Union
+from collections.abc import Mapping
+from typing import Any, Optional
 
 import torch
-import yaml
 from maze.distributions import DictProbabilityDistribution
 from maze.env.core.actor import ActorID
 from maze.env.log_stats.aggregator import LogStatsAggregator
@@ -18,12 +17,12 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
-from maze.perception.serialization import atomic_write_bytes, save_state_dict
+from maze.train.event_log import TrainerEventLog
+from maze.train.guards import NonFiniteGuard
 from maze.train.optim import Adam
 from maze.train.replay.replay_buffer import TransitionBatch
 from maze.train.replay.workers import BaseDistributedWorkersWithBuffer
-from maze.train.trainers.actor_critic.events import TrainerEventLog
-from maze.train.trainers.actor_critic.trainer import TRAINING_STATE_FILE, TrainingResult
+from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 from maze.train.trainers.sac.config import SACAlgorithmConfig
 from maze.train.trainers.sac.events import SACEvents
 from maze.train.trainers.sac.losses import (
@@ -36,10 +35,8 @@ from maze.train.trainers.sac.losses import (
 )
 from maze.train.trainers.sac.twin_q import TwinQ
 
-__all__ = ["SAC", "SAC_STATE_FILE"]
+__all__ = ["SAC"]
 
-SAC_STATE_FILE = "sac_state.pt"
-"""Second Q network, target networks, optimizers and entropy coefficient next to the best model."""
 
 _STAT_EVENTS = (
     SACEvents.policy_loss,
@@ -53,7 +50,7 @@ _STAT_EVENTS = (
 )
 
 
-class SAC:
+class SAC(ResumableTrainer):
     """Trains a policy and twin Q critics off-policy from a replay buffer filled by workers.
 
     One iteration collects ``rollouts_per_iteration`` rollouts into the buffer and takes
@@ -113,6 +110,29 @@ class SAC:
         self.best_reward = float("-inf")
 
     @property
+    def optimizer(self) -> Adam:
+        """The policy's optimizer (the critics' and the entropy coefficient's are extra state)."""
+        return self.policy_optimizer
+
+    @property
+    def guard(self) -> NonFiniteGuard:
+        """Checks observations, rewards, losses and gradients (shared with the collector)."""
+        return self.collector.guard
+
+    @guard.setter
+    def guard(self, guard: NonFiniteGuard) -> None:
+        self.collector.guard = guard
+
+    @property
+    def env_steps(self) -> int:
+        """Env steps collected in total (restored when resuming)."""
+        return self.collector.env_steps
+
+    @env_steps.setter
+    def env_steps(self, value: int) -> None:
+        self.collector.env_steps = value
+
+    @property
     def collector(self) -> Any:
         """The rollout collector of in-process workers (its env gives the training statistics)."""
         return self.workers.collector
@@ -128,19 +148,20 @@ class SAC:
         """Trains until a stop criterion holds (see the class docs).
 
         Args:
-            n_epochs: Epochs to train (default: the config's ``n_epochs``; 0: no limit).
+            n_epochs: Epochs to train in total, counting those of a resumed run (default: the config's
+                ``n_epochs``; 0: no limit).
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
-        train_seconds, epochs, stale, solved = 0.0, 0, 0, False
+        train_seconds, stale, solved = 0.0, 0, False
         reason = f"{limit} epochs done"
-        while not limit or epochs < limit:
+        while not limit or self.epochs_done < limit:
             epoch_start = time.perf_counter()
             print(f"********** Iteration {self.epochs_done} **********")
+            self.guard.epoch = self.epochs_done
             for _ in range(self.config.epoch_length):
                 self._iteration()
             train_seconds += time.perf_counter() - epoch_start
             self.epochs_done += 1
-            epochs += 1
             self.events.record(SACEvents.time_epoch, value=time.perf_counter() - epoch_start)
             increment_log_step()
             score = self._score(self._write_train_stats())
@@ -149,13 +170,14 @@ class SAC:
                 self.best_reward, stale = score, 0
             else:
                 stale += 1
+            self.save_training_state()
             if self.config.target_reward is not None and score >= self.config.target_reward:
                 solved, reason = True, f"target reward {self.config.target_reward:g} reached ({score:.3f})"
                 break
             if self.config.patience and stale >= self.config.patience:
                 reason = f"no improvement for {stale} epochs (patience {self.config.patience})"
                 break
-        return TrainingResult(epochs, self.workers.env_steps, train_seconds, self.best_reward, solved, reason)
+        return TrainingResult(self.epochs_done, self.env_steps, train_seconds, self.best_reward, solved, reason)
 
     def evaluate(self) -> float:
         """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
@@ -220,17 +242,21 @@ class SAC:
             torch.mean((q_first[head] - head_target) ** 2) + torch.mean((q_second[head] - head_target) ** 2)
             for head, head_target in target.items()
         )
-        critic_norm = self._step(self.critic_optimizer, critic_loss)
+        critic_norm = self._step(self.critic_optimizer, critic_loss, "critic loss")
+        if critic_norm is None:
+            return
         self.critics.requires_grad_(False)
         try:
             with self._autocast():
                 policy_loss, entropy = self._policy_loss(batch, alpha)
         finally:
             self.critics.requires_grad_(True)
-        policy_norm = self._step(self.policy_optimizer, policy_loss)
+        policy_norm = self._step(self.policy_optimizer, policy_loss, "policy loss")
+        if policy_norm is None:
+            return
         if config.entropy_tuning:
             entropy_loss = self.log_entropy_coef * (entropy.detach() - self.target_entropy)
-            self._step(self.entropy_optimizer, entropy_loss, clip=False)
+            self._step(self.entropy_optimizer, entropy_loss, "entropy coefficient loss", clip=False)
         else:
             entropy_loss = torch.zeros(())
         self.updates += 1
@@ -309,12 +335,21 @@ class SAC:
         """bfloat16 autocast of the networks' matrix products with ``mixed_precision`` (a no-op without)."""
         return torch.autocast(self.model.device.type, dtype=torch.bfloat16, enabled=self.config.mixed_precision)
 
-    def _step(self, optimizer: Adam, loss: torch.Tensor, clip: bool = True) -> torch.Tensor:
-        """Backward pass and one optimizer step; returns the gradient norm before clipping (0-d tensor)."""
+    def _step(self, optimizer: Adam, loss: torch.Tensor, name: str, clip: bool = True) -> Optional[torch.Tensor]:
+        """Backward pass and one optimizer step; returns the gradient norm before clipping (0-d tensor).
+
+        Returns:
+            None if the loss or the gradients were not finite and the step was skipped (``runner.non_finite=skip``).
+        """
         optimizer.zero_grad()
+        if not self.guard.loss_ok(loss, name):
+            return None
         loss.backward()
         grads = [parameter.grad for parameter in optimizer.parameters if parameter.grad is not None]
         norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads))) if grads else torch.zeros(())
+        if not self.guard.gradients_ok(float(norm), self.model):
+            optimizer.zero_grad()
+            return None
         if clip and self.config.max_grad_norm > 0:
             torch._foreach_mul_(grads, torch.clamp(self.config.max_grad_norm / (norm + 1e-6), max=1.0))
         optimizer.step()
@@ -345,16 +380,10 @@ class SAC:
             self.log_entropy_coef.copy_(state["log_entropy_coef"])
         self.updates = int(state["updates"])
 
-    def save_training_state(self, directory: Union[str, Path], best_reward: Optional[float] = None) -> None:
-        """Writes :data:`SAC_STATE_FILE` and the training state (best score, epochs, buffer fill) atomically."""
-        directory = Path(directory)
-        save_state_dict(self.state_dict(), directory / SAC_STATE_FILE)
-        state = {
-            "best_reward": self.best_reward if best_reward is None else float(best_reward),
-            "epochs": self.epochs_done,
-            "env_steps": self.workers.env_steps,
-            "replay_buffer_size": len(self.workers.replay_buffer),
-            "entropy_coef": self.entropy_coef,
-            "trainer": type(self).__name__,
-        }
-        atomic_write_bytes(directory / TRAINING_STATE_FILE, yaml.safe_dump(state).encode("utf-8"))
+    def extra_state_dicts(self) -> dict[str, Any]:
+        """The Q networks, their targets, the critic and entropy optimizers and the entropy coefficient."""
+        return {"sac": self.state_dict()}
+
+    def load_extra_state_dicts(self, state_dicts: Mapping[str, Any]) -> None:
+        """Restores what :meth:`extra_state_dicts` saved."""
+        self.load_state_dict(state_dicts["sac"])
