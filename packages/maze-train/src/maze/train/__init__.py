@@ -30,6 +30,13 @@ _EXPORTS = {
     "LogStatsWriterTensorboard": "maze.train.tensorboard",
     "read_scalars": "maze.train.tensorboard",
     "read_texts": "maze.train.tensorboard",
+    "BCTrainer": "maze.train.trainers.imitation",
+    "BCAlgorithmConfig": "maze.train.trainers.imitation",
+    "BCLoss": "maze.train.trainers.imitation",
+    "BCValidationEvaluator": "maze.train.trainers.imitation",
+    "ImitationEvents": "maze.train.trainers.imitation",
+    "BCDevRunner": "maze.train.trainers.imitation",
+    "BCLocalRunner": "maze.train.trainers.imitation",
 }
 
 __all__ = ["__version__", *_EXPORTS]

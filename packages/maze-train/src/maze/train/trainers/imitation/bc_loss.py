@@ -1,0 +1,161 @@
+"""BCLoss: the negative log-likelihood of recorded actions under the policy, with accuracy and error metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from maze.env.errors import ConfigurationError
+
+__all__ = ["BCLoss", "BCLossOutput", "SUPPORTED_ACTION_SPACES"]
+
+DISCRETE_SPACES = (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
+"""Heads scored by accuracy (share of matching entries)."""
+
+SUPPORTED_ACTION_SPACES = (*DISCRETE_SPACES, spaces.Box)
+"""The action head spaces behavioural cloning trains (those the DistributionMapper has defaults for)."""
+
+
+@dataclass
+class BCLossOutput:
+    """The loss of one policy network on a batch of recorded sub-steps.
+
+    Attributes:
+        loss: Scalar to minimize (with gradients): mean joint negative log-likelihood minus
+            ``entropy_coef`` times the mean entropy.
+        head_losses: Action head -> mean negative log-likelihood of that head (detached scalar).
+        entropy: Mean entropy of the joint action distribution (detached scalar).
+        accuracies: Discrete-like head -> share of recorded entries the most likely action matches.
+        abs_errors: Box head -> mean absolute difference of the most likely and the recorded action.
+    """
+
+    loss: torch.Tensor
+    head_losses: dict[str, torch.Tensor]
+    entropy: torch.Tensor
+    accuracies: dict[str, torch.Tensor]
+    abs_errors: dict[str, torch.Tensor]
+
+
+class BCLoss:
+    """Behavioural cloning loss for every sub-step of a structured env.
+
+    Each action head contributes the negative log-likelihood of the recorded action under
+    the distribution the policy's DistributionMapper chose for it (cross-entropy for
+    Discrete and MultiDiscrete heads, binary cross-entropy for MultiBinary, Gaussian, Beta or
+    squashed-Gaussian log-density for Box); dict action spaces sum their heads, and masked
+    logits simply give masked actions no probability. Heads of other spaces are rejected.
+
+    Args:
+        action_spaces_dict: Sub-step key -> dict action space.
+        entropy_coef: Weight of the entropy bonus.
+
+    Raises:
+        ConfigurationError: For an action head whose space BC does not support.
+    """
+
+    def __init__(self, action_spaces_dict: Mapping[Any, spaces.Dict], entropy_coef: float = 0.0) -> None:
+        self.check_action_spaces(action_spaces_dict)
+        self.action_spaces_dict = dict(action_spaces_dict)
+        self.entropy_coef = entropy_coef
+
+    @staticmethod
+    def check_action_spaces(action_spaces_dict: Mapping[Any, spaces.Space]) -> None:
+        """Raises a ConfigurationError naming the first action head whose space BC cannot train."""
+        supported = ", ".join(space.__name__ for space in SUPPORTED_ACTION_SPACES)
+        for step_key, action_space in action_spaces_dict.items():
+            heads = action_space.spaces if isinstance(action_space, spaces.Dict) else {"<action space>": action_space}
+            for head, space in heads.items():
+                if not isinstance(space, SUPPORTED_ACTION_SPACES):
+                    raise ConfigurationError(
+                        f"behavioural cloning cannot train action head {head!r} of sub-step {step_key!r}: its space "
+                        f"{space} is not supported. BCLoss supports {supported} heads inside a Dict action space; "
+                        "convert the action (e.g. flatten a Tuple into several heads) with an ActionConversion"
+                    )
+
+    def check_actions(self, step_key: Any, actions: Mapping[str, torch.Tensor]) -> None:
+        """Checks recorded actions ``[N, *head_shape]`` of a sub-step against its action space.
+
+        Raises:
+            ConfigurationError: For other heads, shapes, or values outside the space (the data
+                was recorded on another env).
+        """
+        space = self.action_spaces_dict[step_key]
+        if set(actions) != set(space.spaces):
+            raise ConfigurationError(
+                f"the dataset's actions of sub-step {step_key!r} have the heads {sorted(actions)}, but the env's action "
+                f"space has {sorted(space.spaces)}; was the dataset recorded on another env?"
+            )
+        for head, values in actions.items():
+            head_space = space[head]
+            problem = _value_problem(head_space, values)
+            if problem:
+                raise ConfigurationError(
+                    f"the dataset's {head!r} actions of sub-step {step_key!r} do not fit the env's {head_space}: "
+                    f"{problem}; was the dataset recorded on another env?"
+                )
+
+    def __call__(
+        self, step_key: Any, distribution: Any, actions: Mapping[str, torch.Tensor], with_metrics: bool = True
+    ) -> BCLossOutput:
+        """The loss of a policy's action distribution on recorded actions of one sub-step.
+
+        Args:
+            step_key: The sub-step key (picks the action space).
+            distribution: The joint action distribution (a DictProbabilityDistribution) of
+                the policy network, batch shape ``[B]``.
+            actions: Head -> recorded actions ``[B, *head_shape]``.
+            with_metrics: Also compute the head losses, entropy, accuracies and errors.
+
+        Returns:
+            The loss and, with ``with_metrics``, the metrics (else empty dicts and entropy 0).
+        """
+        head_nll = {
+            head: -head_distribution.log_prob(actions[head]).mean()
+            for head, head_distribution in distribution.distribution_dict.items()
+        }
+        loss = sum(head_nll.values())
+        if self.entropy_coef:
+            entropy = distribution.entropy().mean()
+            loss = loss - self.entropy_coef * entropy
+        if not with_metrics:
+            return BCLossOutput(loss, {}, torch.zeros(()), {}, {})
+        with torch.no_grad():
+            if not self.entropy_coef:
+                entropy = distribution.entropy().mean()
+            accuracies: dict[str, torch.Tensor] = {}
+            abs_errors: dict[str, torch.Tensor] = {}
+            space = self.action_spaces_dict[step_key]
+            for head, head_distribution in distribution.distribution_dict.items():
+                predicted = head_distribution.deterministic_sample()
+                recorded = actions[head].to(predicted.dtype)
+                if isinstance(space[head], DISCRETE_SPACES):
+                    accuracies[head] = (predicted == recorded).float().mean()
+                else:
+                    abs_errors[head] = (predicted - recorded).abs().mean()
+        return BCLossOutput(
+            loss, {head: value.detach() for head, value in head_nll.items()}, entropy.detach(), accuracies, abs_errors
+        )
+
+
+def _value_problem(space: spaces.Space, values: torch.Tensor) -> str:
+    """What is wrong with recorded actions ``[N, *space.shape]`` of a head (empty if nothing)."""
+    shape = tuple(values.shape[1:])
+    if shape != tuple(space.shape):
+        return f"they have the shape {shape}, the space {tuple(space.shape)}"
+    array = values.cpu().numpy()
+    if isinstance(space, spaces.Box):
+        return "" if np.isfinite(array).all() else "some are not finite"
+    if isinstance(space, spaces.MultiBinary):
+        low, high = np.zeros(space.shape), np.ones(space.shape)
+    elif isinstance(space, spaces.Discrete):
+        low, high = np.asarray(space.start), np.asarray(space.start + space.n - 1)
+    else:
+        low, high = np.asarray(space.start), np.asarray(space.start) + space.nvec - 1
+    outside = (array < low) | (array > high)
+    if outside.any():
+        return f"values from {array.min()} to {array.max()} lie outside the space"
+    return ""

@@ -1,0 +1,68 @@
+"""ImitationEvents: what behavioural cloning reports per update (train) and per validation pass (eval)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+from maze.env.log_stats.event_decorators import (
+    define_episode_stats,
+    define_epoch_stats,
+    define_stats_grouping,
+    define_step_stats,
+)
+
+__all__ = ["ImitationEvents"]
+
+EventMethod = TypeVar("EventMethod", bound=Callable[..., Any])
+
+
+def _mean_over_updates(*grouping: str) -> Callable[[EventMethod], EventMethod]:
+    """Raw values per update, averaged over the logging period, one statistic per ``grouping`` combination."""
+
+    def decorate(method: EventMethod) -> EventMethod:
+        method = define_step_stats(None)(method)
+        method = define_episode_stats(np.mean)(method)
+        method = define_epoch_stats(np.mean)(method)
+        return define_stats_grouping(*grouping)(method)
+
+    return decorate
+
+
+class ImitationEvents:
+    """Statistics of the imitation learning trainers.
+
+    ``step_key`` is the policy network the value belongs to (the sub-step key, or the actor
+    for separate agent networks), ``action`` the action head. Under ``train`` each value is
+    the mean over the updates since the last evaluation; under ``eval`` it is computed on the
+    whole validation set.
+    """
+
+    @_mean_over_updates("step_key", "action")
+    def discrete_accuracy(self, step_key: Any, action: str, value: float) -> None:
+        """Share of recorded Discrete, MultiDiscrete or MultiBinary entries that the most likely action matches."""
+
+    @_mean_over_updates("step_key", "action")
+    def continuous_abs_error(self, step_key: Any, action: str, value: float) -> None:
+        """Mean absolute difference between the policy's most likely action and the recorded action (Box heads)."""
+
+    @_mean_over_updates("step_key", "action")
+    def action_loss(self, step_key: Any, action: str, value: float) -> None:
+        """Mean negative log-likelihood of an action head's recorded actions."""
+
+    @_mean_over_updates("step_key")
+    def policy_loss(self, step_key: Any, value: float) -> None:
+        """Mean negative log-likelihood of the recorded actions (minus the entropy bonus)."""
+
+    @_mean_over_updates("step_key")
+    def policy_entropy(self, step_key: Any, value: float) -> None:
+        """Mean entropy of the policy's action distribution."""
+
+    @_mean_over_updates("step_key")
+    def policy_l2_norm(self, step_key: Any, value: float) -> None:
+        """L2 norm of the network's parameters."""
+
+    @_mean_over_updates("step_key")
+    def policy_grad_norm(self, step_key: Any, value: float) -> None:
+        """L2 norm of the network's gradients."""
