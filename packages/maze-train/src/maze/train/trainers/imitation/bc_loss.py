@@ -73,7 +73,7 @@ class BCLoss:
                     raise ConfigurationError(
                         f"behavioural cloning cannot train action head {head!r} of sub-step {step_key!r}: its space "
                         f"{space} is not supported. BCLoss supports {supported} heads inside a Dict action space; "
-                        "convert the action (e.g. flatten a Tuple into several heads) with an ActionConversion"
+                        "encode the action as heads of these spaces in the env's ActionConversion"
                     )
 
     def check_actions(self, step_key: Any, actions: Mapping[str, torch.Tensor]) -> None:

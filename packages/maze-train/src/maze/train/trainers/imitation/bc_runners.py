@@ -12,7 +12,7 @@ from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.env.utils.factory import Factory, to_plain_config
 from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
 from maze.perception.serialization import load_state_dict_file
-from maze.rollout.datasets import InMemoryDataset, TrajectoryProcessor, random_split
+from maze.rollout.datasets import InMemoryDataset, TrajectoryConversionError, TrajectoryProcessor, random_split
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
 from maze.train.runners.env_factory import auto_concurrency, build_vector_env, measure_step_seconds
@@ -157,7 +157,16 @@ class BCRunner(TrainingRunner):
         processor = config.get("trajectory_processor")
         if processor is not None:
             config["trajectory_processor"] = Factory(TrajectoryProcessor, DATASET_SEARCH_MODULES).instantiate(processor)
-        dataset = Factory(Sequence, DATASET_SEARCH_MODULES).instantiate(config, conversion_env_factory=self.env_factory)
+        try:
+            dataset = Factory(Sequence, DATASET_SEARCH_MODULES).instantiate(
+                config, conversion_env_factory=self.env_factory
+            )
+        except TrajectoryConversionError as error:
+            env = to_plain_config(self.cfg.get("env"))
+            raise TrajectoryConversionError(
+                f"the dataset does not fit the configured env {env} with its wrappers (recorded on another env?): "
+                f"{error}"
+            ) from error
         if not len(dataset):
             raise ConfigurationError(
                 f"the dataset {config['input_data']} holds no recorded steps (empty episodes, or a trajectory "
