@@ -42,10 +42,11 @@ class BCAlgorithmConfig(AlgorithmConfig):
     entropy_coef: float = bounded(0.0, ge=0)
 
     def validate(self) -> None:
-        """Checks types and ranges (see :class:`AlgorithmConfig`) and that ``optimizer`` names a class.
+        """Checks types and ranges (see :class:`AlgorithmConfig`), the optimizer and that a model can be selected.
 
         Raises:
-            ConfigurationError: For a bad key, or an optimizer without a resolvable ``_target_``.
+            ConfigurationError: For a bad key, an optimizer without a resolvable ``_target_``, or
+                neither validation data nor evaluation episodes.
         """
         super().validate()
         if not isinstance(self.optimizer, Mapping) or "_target_" not in self.optimizer:
@@ -57,3 +58,8 @@ class BCAlgorithmConfig(AlgorithmConfig):
             resolve_target(str(self.optimizer["_target_"]))
         except ConfigurationError as error:
             raise ConfigurationError(f"algorithm.optimizer._target_: {error}") from None
+        if not self.validation_percentage and not self.n_eval_episodes:
+            raise ConfigurationError(
+                "algorithm.validation_percentage=0 and algorithm.n_eval_episodes=0 leave nothing to select the best "
+                "model by; set one of them above 0"
+            )

@@ -12,7 +12,13 @@ from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.env.utils.factory import Factory, to_plain_config
 from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
 from maze.perception.serialization import load_state_dict_file
-from maze.rollout.datasets import InMemoryDataset, TrajectoryConversionError, TrajectoryProcessor, random_split
+from maze.rollout.datasets import (
+    InMemoryDataset,
+    TrajectoryConversionError,
+    TrajectoryProcessor,
+    find_trajectory_files,
+    random_split,
+)
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
 from maze.train.runners.env_factory import auto_concurrency, build_vector_env, measure_step_seconds
@@ -76,6 +82,17 @@ class BCRunner(TrainingRunner):
         self.dataset_config = dict(to_plain_config(dataset) or {})
         self.launch_dir = Path(launch_dir) if launch_dir else None
 
+    def setup(self, cfg: Any) -> None:
+        """Checks that the dataset path holds trajectory files, then sets up as :meth:`TrainingRunner.setup`.
+
+        Raises:
+            TrajectoryLoadError: For a missing path or a directory without trajectory files
+                (before any env or model is built).
+        """
+        self.dataset_config = self._dataset_config()
+        find_trajectory_files(self.dataset_config["input_data"])
+        super().setup(cfg)
+
     def eval_env_placement(self, n_episodes: int) -> tuple[int, bool]:
         """``(envs, in worker processes?)`` of the rollout evaluation."""
         raise NotImplementedError
@@ -89,15 +106,9 @@ class BCRunner(TrainingRunner):
         """Builds ``self.trainer``: dataset, training/validation data, policy, evaluators and model selection.
 
         Raises:
-            ConfigurationError: For a dataset without items or of another env, or a config
-                that leaves nothing to select the best model by.
+            ConfigurationError: For a dataset without items or of another env.
         """
         validation_share = config.validation_percentage / 100
-        if not config.n_eval_episodes and not validation_share:
-            raise ConfigurationError(
-                "algorithm.validation_percentage=0 and algorithm.n_eval_episodes=0 leave nothing to select the best "
-                "model by; set one of them above 0"
-            )
         policy = self.composer.torch_policy(self.device)
         if self.input_run is not None:
             self.load_input_model(policy)
@@ -144,16 +155,6 @@ class BCRunner(TrainingRunner):
                 a corrupt file.
         """
         config = dict(self.dataset_config)
-        alias = config.pop("dir_or_file", None)
-        if alias is not None:
-            config["input_data"] = alias
-        if not config.get("input_data"):
-            raise ConfigurationError(
-                "runner.dataset.input_data is empty; pass the trajectory directory of a rollout, e.g. "
-                "runner.dataset.input_data=<absolute path>/trajectory_data"
-            )
-        config.setdefault("_target_", "maze.rollout.datasets.InMemoryDataset")
-        config["input_data"] = self._resolve_paths(config["input_data"])
         processor = config.get("trajectory_processor")
         if processor is not None:
             config["trajectory_processor"] = Factory(TrajectoryProcessor, DATASET_SEARCH_MODULES).instantiate(processor)
@@ -173,6 +174,25 @@ class BCRunner(TrainingRunner):
                 "processor dropped them all); record some episodes first"
             )
         return dataset
+
+    def _dataset_config(self) -> dict[str, Any]:
+        """``runner.dataset`` with the ``dir_or_file`` alias applied and data paths made absolute.
+
+        Raises:
+            ConfigurationError: If no data path is given.
+        """
+        config = dict(self.dataset_config)
+        alias = config.pop("dir_or_file", None)
+        if alias is not None:
+            config["input_data"] = alias
+        if not config.get("input_data"):
+            raise ConfigurationError(
+                "runner.dataset.input_data is empty; pass the trajectory directory of a rollout, e.g. "
+                "runner.dataset.input_data=<absolute path>/trajectory_data"
+            )
+        config.setdefault("_target_", "maze.rollout.datasets.InMemoryDataset")
+        config["input_data"] = self._resolve_paths(config["input_data"])
+        return config
 
     def _resolve_paths(self, input_data: Any) -> Union[str, list[str]]:
         def resolve(path: Any) -> str:
