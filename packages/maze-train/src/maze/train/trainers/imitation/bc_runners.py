@@ -116,8 +116,10 @@ class BCRunner(TrainingRunner):
         loss = BCLoss(self.spaces_config.action_spaces_dict, config.entropy_coef)
         seed = self.seeding.generate_agent_instance_seed()
         train_items, validation_items = split_items(dataset, validation_share, seed)
+        files = getattr(dataset, "files", None)
+        source = f" of {len(files)} trajectory files in {self.dataset_config['input_data']}" if files else ""
         print(
-            f"Behavioural cloning on {len(dataset)} recorded sub-steps: {len(train_items)} for training, "
+            f"Behavioural cloning on {len(dataset)} recorded sub-steps{source}: {len(train_items)} for training, "
             f"{len(validation_items)} for validation"
         )
         train_data = self._imitation_data(train_items, policy, loss)
