@@ -22,10 +22,6 @@ ACTION_SPACE = spaces.Dict(
 )
 
 
-def distribution(mapper: DistributionMapper, logits: dict[str, torch.Tensor]):
-    return mapper.logits_dict_to_distribution(logits)
-
-
 def random_logits(mapper: DistributionMapper, batch: int, generator: torch.Generator) -> dict[str, torch.Tensor]:
     return {
         head: torch.randn(batch, *mapper.required_logits_shape(head), generator=generator, requires_grad=True)
@@ -43,7 +39,7 @@ def test_the_loss_is_the_negative_log_likelihood_of_every_head() -> None:
         "binary": torch.tensor([[0, 1, 1], [1, 0, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]], dtype=torch.int8),
         "continuous": torch.rand(5, 2, generator=generator) * 2 - 1,
     }
-    output = BCLoss({0: ACTION_SPACE})(0, distribution(mapper, logits), actions)
+    output = BCLoss({0: ACTION_SPACE})(0, logits, actions)
 
     expected = {
         "discrete": F.cross_entropy(logits["discrete"], actions["discrete"]),
@@ -64,7 +60,6 @@ def test_the_loss_is_the_negative_log_likelihood_of_every_head() -> None:
 
 def test_metrics_compare_the_most_likely_action_with_the_recorded_one() -> None:
     space = spaces.Dict({"discrete": spaces.Discrete(3), "binary": spaces.MultiBinary(2), "continuous": BOX})
-    mapper = DistributionMapper(space)
     logits = {
         "discrete": torch.tensor([[5.0, 0.0, 0.0], [0.0, 5.0, 0.0]]),
         "binary": torch.tensor([[3.0, -3.0], [3.0, 3.0]]),
@@ -75,7 +70,7 @@ def test_metrics_compare_the_most_likely_action_with_the_recorded_one() -> None:
         "binary": torch.tensor([[1, 0], [1, 0]]),  # three of four entries right
         "continuous": torch.tensor([[0.5, 0.5], [0.0, -0.2]]),  # errors 0, 1, 0, 0.2
     }
-    output = BCLoss({0: space})(0, distribution(mapper, logits), actions)
+    output = BCLoss({0: space})(0, logits, actions)
     assert output.accuracies["discrete"].item() == pytest.approx(0.5)
     assert output.accuracies["binary"].item() == pytest.approx(0.75)
     assert output.abs_errors["continuous"].item() == pytest.approx(0.3)
@@ -84,11 +79,10 @@ def test_metrics_compare_the_most_likely_action_with_the_recorded_one() -> None:
 
 def test_masked_actions_keep_the_loss_finite_and_the_gradient_on_the_allowed_ones() -> None:
     space = spaces.Dict({"piece": spaces.Discrete(4)})
-    mapper = DistributionMapper(space)
     raw = torch.zeros(2, 4, requires_grad=True)
     mask = torch.tensor([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0]])
     masked = torch.where(mask > 0, raw, torch.full_like(raw, torch.finfo(raw.dtype).min))
-    output = BCLoss({0: space})(0, distribution(mapper, {"piece": masked}), {"piece": torch.tensor([2, 1])})
+    output = BCLoss({0: space})(0, {"piece": masked}, {"piece": torch.tensor([2, 1])})
     assert torch.isfinite(output.loss) and torch.isfinite(output.entropy)
     assert output.head_losses["piece"].item() == pytest.approx((np.log(2) + np.log(3)) / 2, rel=1e-5)
     output.loss.backward()
@@ -99,15 +93,14 @@ def test_the_entropy_bonus_lowers_the_loss() -> None:
     mapper = DistributionMapper(spaces.Dict({"action": spaces.Discrete(3)}))
     logits = {"action": torch.tensor([[1.0, 0.0, -1.0]])}
     actions = {"action": torch.tensor([0])}
-    plain = BCLoss({0: mapper.action_space})(0, distribution(mapper, logits), actions)
-    bonus = BCLoss({0: mapper.action_space}, entropy_coef=0.5)(0, distribution(mapper, logits), actions)
+    plain = BCLoss({0: mapper.action_space})(0, logits, actions)
+    bonus = BCLoss({0: mapper.action_space}, entropy_coef=0.5)(0, logits, actions)
     assert bonus.loss.item() == pytest.approx(plain.loss.item() - 0.5 * plain.entropy.item(), rel=1e-6)
 
 
 def test_cloning_by_gradient_descent_reproduces_a_deterministic_teacher() -> None:
     generator = torch.Generator().manual_seed(1)
     space = spaces.Dict({"discrete": spaces.Discrete(3), "continuous": BOX})
-    mapper = DistributionMapper(space)
     observations = torch.randn(256, 4, generator=generator)
     actions = {"discrete": observations[:, :3].argmax(-1), "continuous": torch.tanh(observations[:, :2])}
     network = torch.nn.Sequential(torch.nn.Linear(4, 32), torch.nn.Tanh(), torch.nn.Linear(32, 7))
@@ -115,7 +108,7 @@ def test_cloning_by_gradient_descent_reproduces_a_deterministic_teacher() -> Non
     loss = BCLoss({0: space})
     for _ in range(150):
         out = network(observations)
-        output = loss(0, distribution(mapper, {"discrete": out[:, :3], "continuous": out[:, 3:]}), actions)
+        output = loss(0, {"discrete": out[:, :3], "continuous": out[:, 3:]}, actions)
         optimizer.zero_grad()
         output.loss.backward()
         optimizer.step()
@@ -159,3 +152,30 @@ def test_recorded_actions_of_the_env_pass_the_check() -> None:
             "continuous": torch.zeros(2, 2),
         },
     )
+
+
+@pytest.mark.parametrize(
+    "distribution_name", ["BetaProbabilityDistribution", "SquashedGaussianProbabilityDistribution"]
+)
+def test_box_heads_use_the_distribution_the_mapper_chose(distribution_name: str) -> None:
+    config = [{"action_space": "gymnasium.spaces.Box", "distribution": distribution_name}]
+    mapper = DistributionMapper(spaces.Dict({"continuous": BOX}), config)
+    logits = {"continuous": torch.randn(6, 4, generator=torch.Generator().manual_seed(2))}
+    actions = {"continuous": torch.full((6, 2), 0.25)}
+    classes = {0: {"continuous": mapper.distribution_class("continuous")}}
+    output = BCLoss({0: mapper.action_space}, distribution_classes=classes)(0, logits, actions)
+    expected = -mapper.logits_dict_to_distribution(logits).log_prob(actions).mean()
+    assert output.loss.item() == pytest.approx(expected.item(), rel=1e-5)
+    assert output.entropy.item() == pytest.approx(
+        mapper.logits_dict_to_distribution(logits).entropy().mean().item(), rel=1e-4
+    )
+
+
+def test_discrete_heads_with_a_start_compare_actions_not_indices() -> None:
+    space = spaces.Dict({"gear": spaces.Discrete(3, start=-1)})
+    logits = {"gear": torch.tensor([[0.0, 0.0, 4.0], [4.0, 0.0, 0.0]])}
+    actions = {"gear": torch.tensor([1, 0])}  # the most likely actions are 1 and -1
+    output = BCLoss({0: space})(0, logits, actions)
+    expected = -DistributionMapper(space).logits_dict_to_distribution(logits).log_prob(actions).mean()
+    assert output.loss.item() == pytest.approx(expected.item(), rel=1e-6)
+    assert output.accuracies["gear"].item() == 0.5

@@ -140,8 +140,8 @@ def test_the_validation_score_is_the_negative_loss_of_all_items(recorder) -> Non
     expected = 0.0
     with torch.no_grad():
         for key, rows in data.select(np.arange(len(data))).items():
-            output = policy.compute_substep_policy_output(rows.observations, rows.actor_id)
-            expected += loss(key, output.prob_dist, rows.actions).loss.item()
+            logits = policy.compute_logits_dict(rows.observations, rows.actor_id)
+            expected += loss(key, logits, rows.actions).loss.item()
     assert score == pytest.approx(-expected, rel=1e-5)
     assert recorder.values("eval", "ImitationEvents", "policy_loss", groups=(0,))
 

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from gymnasium import spaces
+from maze.distributions import CategoricalProbabilityDistribution, DistributionMapper, ProbabilityDistribution
 from maze.env.errors import ConfigurationError
+from maze.train.trainers.imitation.events import ImitationEvents, ImitationStats
 
-__all__ = ["BCLoss", "BCLossOutput", "SUPPORTED_ACTION_SPACES"]
+__all__ = ["BCLoss", "BCLossOutput", "SUPPORTED_ACTION_SPACES", "record_loss_output"]
 
 DISCRETE_SPACES = (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
 """Heads scored by accuracy (share of matching entries)."""
 
 SUPPORTED_ACTION_SPACES = (*DISCRETE_SPACES, spaces.Box)
 """The action head spaces behavioural cloning trains (those the DistributionMapper has defaults for)."""
+
+DistributionClasses = Mapping[Any, Mapping[str, type[ProbabilityDistribution]]]
+"""Sub-step key -> action head -> distribution class."""
 
 
 @dataclass
@@ -48,19 +54,35 @@ class BCLoss:
     Discrete and MultiDiscrete heads, binary cross-entropy for MultiBinary, Gaussian, Beta or
     squashed-Gaussian log-density for Box); dict action spaces sum their heads, and masked
     logits simply give masked actions no probability. Heads of other spaces are rejected.
+    Categorical heads compute the cross-entropy straight from the logits (the same value,
+    a cheaper backward pass than going through a distribution object).
 
     Args:
         action_spaces_dict: Sub-step key -> dict action space.
         entropy_coef: Weight of the entropy bonus.
+        distribution_classes: Sub-step key -> head -> distribution class, as the policy's
+            DistributionMapper chose them (None: the mapper defaults of each space).
 
     Raises:
         ConfigurationError: For an action head whose space BC does not support.
     """
 
-    def __init__(self, action_spaces_dict: Mapping[Any, spaces.Dict], entropy_coef: float = 0.0) -> None:
+    def __init__(
+        self,
+        action_spaces_dict: Mapping[Any, spaces.Dict],
+        entropy_coef: float = 0.0,
+        distribution_classes: Optional[DistributionClasses] = None,
+    ) -> None:
         self.check_action_spaces(action_spaces_dict)
         self.action_spaces_dict = dict(action_spaces_dict)
         self.entropy_coef = entropy_coef
+        if distribution_classes is None:
+            mappers = DistributionMapper.for_sub_steps(self.action_spaces_dict)
+            distribution_classes = {
+                key: {head: mapper.distribution_class(head) for head in mapper.action_space.spaces}
+                for key, mapper in mappers.items()
+            }
+        self.distribution_classes = {key: dict(classes) for key, classes in distribution_classes.items()}
 
     @staticmethod
     def check_action_spaces(action_spaces_dict: Mapping[Any, spaces.Space]) -> None:
@@ -99,43 +121,64 @@ class BCLoss:
                 )
 
     def __call__(
-        self, step_key: Any, distribution: Any, actions: Mapping[str, torch.Tensor], with_metrics: bool = True
+        self,
+        step_key: Any,
+        logits: Mapping[str, torch.Tensor],
+        actions: Mapping[str, torch.Tensor],
+        with_metrics: bool = True,
     ) -> BCLossOutput:
-        """The loss of a policy's action distribution on recorded actions of one sub-step.
+        """The loss of a policy network's action logits on recorded actions of one sub-step.
 
         Args:
-            step_key: The sub-step key (picks the action space).
-            distribution: The joint action distribution (a DictProbabilityDistribution) of
-                the policy network, batch shape ``[B]``.
+            step_key: The sub-step key (picks the action space and distributions).
+            logits: Head -> action logits ``[B, *logits_shape]`` (with gradients).
             actions: Head -> recorded actions ``[B, *head_shape]``.
             with_metrics: Also compute the head losses, entropy, accuracies and errors.
 
         Returns:
             The loss and, with ``with_metrics``, the metrics (else empty dicts and entropy 0).
         """
-        head_nll = {
-            head: -head_distribution.log_prob(actions[head]).mean()
-            for head, head_distribution in distribution.distribution_dict.items()
-        }
+        space = self.action_spaces_dict[step_key]
+        classes = self.distribution_classes[step_key]
+        head_nll: dict[str, torch.Tensor] = {}
+        entropies: list[torch.Tensor] = []
+        accuracies: dict[str, torch.Tensor] = {}
+        abs_errors: dict[str, torch.Tensor] = {}
+        need_entropy = bool(self.entropy_coef) or with_metrics
+        entropy_grad = torch.is_grad_enabled() and bool(self.entropy_coef)
+        for head, head_logits in logits.items():
+            head_space, recorded = space[head], actions[head]
+            if classes[head] is CategoricalProbabilityDistribution:
+                target = recorded - int(head_space.start) if head_space.start else recorded
+                log_probs = torch.log_softmax(head_logits, dim=-1)
+                head_nll[head] = F.nll_loss(log_probs, target)
+                if need_entropy:
+                    with torch.set_grad_enabled(entropy_grad):
+                        entropy_log_probs = log_probs if entropy_grad else log_probs.detach()
+                        entropies.append(-(entropy_log_probs.exp() * entropy_log_probs).sum(-1).mean())
+                if with_metrics:
+                    with torch.no_grad():
+                        accuracies[head] = (log_probs.argmax(-1) == target).float().mean()
+                continue
+            distribution = classes[head](logits=head_logits, action_space=head_space)
+            head_nll[head] = -distribution.log_prob(recorded).mean()
+            if need_entropy:
+                with torch.set_grad_enabled(entropy_grad):
+                    entropies.append(distribution.entropy().mean())
+            if with_metrics:
+                with torch.no_grad():
+                    predicted = distribution.deterministic_sample()
+                    recorded = recorded.to(predicted.dtype)
+                    if isinstance(head_space, DISCRETE_SPACES):
+                        accuracies[head] = (predicted == recorded).float().mean()
+                    else:
+                        abs_errors[head] = (predicted - recorded).abs().mean()
         loss = sum(head_nll.values())
+        entropy = sum(entropies) if entropies else torch.zeros(())
         if self.entropy_coef:
-            entropy = distribution.entropy().mean()
             loss = loss - self.entropy_coef * entropy
         if not with_metrics:
             return BCLossOutput(loss, {}, torch.zeros(()), {}, {})
-        with torch.no_grad():
-            if not self.entropy_coef:
-                entropy = distribution.entropy().mean()
-            accuracies: dict[str, torch.Tensor] = {}
-            abs_errors: dict[str, torch.Tensor] = {}
-            space = self.action_spaces_dict[step_key]
-            for head, head_distribution in distribution.distribution_dict.items():
-                predicted = head_distribution.deterministic_sample()
-                recorded = actions[head].to(predicted.dtype)
-                if isinstance(space[head], DISCRETE_SPACES):
-                    accuracies[head] = (predicted == recorded).float().mean()
-                else:
-                    abs_errors[head] = (predicted - recorded).abs().mean()
         return BCLossOutput(
             loss, {head: value.detach() for head, value in head_nll.items()}, entropy.detach(), accuracies, abs_errors
         )
@@ -159,3 +202,16 @@ def _value_problem(space: spaces.Space, values: torch.Tensor) -> str:
     if outside.any():
         return f"values from {array.min()} to {array.max()} lie outside the space"
     return ""
+
+
+def record_loss_output(stats: ImitationStats, step_key: Any, output: BCLossOutput, weight: float = 1.0) -> None:
+    """Adds the loss, entropy, head losses, accuracies and errors of one network's output to ``stats``."""
+    stats.add(ImitationEvents.policy_loss, output.loss.item(), weight, step_key=step_key)
+    stats.add(ImitationEvents.policy_entropy, output.entropy.item(), weight, step_key=step_key)
+    for event, values in (
+        (ImitationEvents.action_loss, output.head_losses),
+        (ImitationEvents.discrete_accuracy, output.accuracies),
+        (ImitationEvents.continuous_abs_error, output.abs_errors),
+    ):
+        for head, value in values.items():
+            stats.add(event, value.item(), weight, step_key=step_key, action=head)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -113,7 +113,7 @@ class BCRunner(TrainingRunner):
         if self.input_run is not None:
             self.load_input_model(policy)
         dataset = self.build_dataset()
-        loss = BCLoss(self.spaces_config.action_spaces_dict, config.entropy_coef)
+        loss = BCLoss(self.spaces_config.action_spaces_dict, config.entropy_coef, policy_distribution_classes(policy))
         seed = self.seeding.generate_agent_instance_seed()
         train_items, validation_items = split_items(dataset, validation_share, seed)
         files = getattr(dataset, "files", None)
@@ -260,6 +260,17 @@ class BCRunner(TrainingRunner):
             if self.trainer.rollout_evaluator is not None:
                 self.trainer.rollout_evaluator.eval_env.close()
             self.close()
+
+
+def policy_distribution_classes(policy: Any) -> dict[Any, dict[str, type]]:
+    """Sub-step key -> action head -> the distribution class the policy's DistributionMapper(s) chose."""
+    mappers = policy.distribution_mapper
+    if not isinstance(mappers, Mapping):
+        mappers = {key[0] if isinstance(key, tuple) else key: mappers for key in policy.networks}
+    return {
+        key: {head: mapper.distribution_class(head) for head in mapper.action_space.spaces}
+        for key, mapper in mappers.items()
+    }
 
 
 def split_items(

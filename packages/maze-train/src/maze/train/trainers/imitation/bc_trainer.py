@@ -14,12 +14,11 @@ from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
 from maze.env.utils.factory import resolve_target
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.perception.serialization import atomic_write_bytes, check_tensors_only, save_state_dict
-from maze.train.trainers.actor_critic.events import TrainerEventLog
 from maze.train.trainers.actor_critic.trainer import OPTIMIZER_FILE, TRAINING_STATE_FILE, TrainingResult
 from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
 from maze.train.trainers.imitation.bc_data import ImitationData, NetworkBatch
-from maze.train.trainers.imitation.bc_loss import BCLoss
-from maze.train.trainers.imitation.events import ImitationEvents
+from maze.train.trainers.imitation.bc_loss import BCLoss, record_loss_output
+from maze.train.trainers.imitation.events import ImitationEvents, ImitationStats
 
 __all__ = ["BCTrainer", "build_optimizer"]
 
@@ -77,7 +76,7 @@ class BCTrainer:
         self.rollout_evaluator = rollout_evaluator
         self.model_selection = model_selection
         self.optimizer = build_optimizer(algorithm_config.optimizer, policy.parameters())
-        self.events = TrainerEventLog(ImitationEvents)
+        self.stats = ImitationStats()
         self._generator = np.random.default_rng(seed)
         self._network_parameters = {key: list(network.parameters()) for key, network in policy.networks.items()}
         self.epochs_done = 0
@@ -119,12 +118,10 @@ class BCTrainer:
         """
         print(f"********** Epoch {self.epochs_done}: Iteration {self.iterations} **********")
         increment_log_step()
-        stats = self.events.epoch_stats()
-        if stats:
-            l2_norms = TrainerEventLog(ImitationEvents)
+        if self.stats:  # updates since the last evaluation
             for key, parameters in self._network_parameters.items():
-                l2_norms.record(ImitationEvents.policy_l2_norm, step_key=key, value=_norm(parameters))
-            get_stats_logger("train").log_stats({**stats, **l2_norms.epoch_stats()})
+                self.stats.add(ImitationEvents.policy_l2_norm, _norm(parameters), step_key=key)
+            get_stats_logger("train").log_stats(self.stats.reduce())
         self.policy.eval()
         try:
             score = self.validation.evaluate(self.policy) if self.validation is not None else float("-inf")
@@ -143,27 +140,18 @@ class BCTrainer:
         """One gradient step on a minibatch; records the ImitationEvents of every network in it."""
         results = {}
         for key, rows in batch.items():
-            output = self.policy.compute_substep_policy_output(rows.observations, rows.actor_id)
-            results[key] = self.loss(rows.actor_id[0], output.prob_dist, rows.actions)
+            logits = self.policy.compute_logits_dict(rows.observations, rows.actor_id)
+            results[key] = self.loss(rows.actor_id[0], logits, rows.actions)
         total = sum(result.loss for result in results.values())
         self.optimizer.zero_grad()
         total.backward()
         self.optimizer.step()
         for key, result in results.items():
-            record = self.events.record
-            record(ImitationEvents.policy_loss, step_key=key, value=result.loss.item())
-            record(ImitationEvents.policy_entropy, step_key=key, value=result.entropy.item())
-            record(
-                ImitationEvents.policy_grad_norm, step_key=key, value=_norm(self._network_parameters[key], grad=True)
+            record_loss_output(self.stats, key, result)
+            self.stats.add(
+                ImitationEvents.policy_grad_norm, _norm(self._network_parameters[key], grad=True), step_key=key
             )
-            for head, value in result.head_losses.items():
-                record(ImitationEvents.action_loss, step_key=key, action=head, value=value.item())
-            for head, value in result.accuracies.items():
-                record(ImitationEvents.discrete_accuracy, step_key=key, action=head, value=value.item())
-            for head, value in result.abs_errors.items():
-                record(ImitationEvents.continuous_abs_error, step_key=key, action=head, value=value.item())
             self.samples_trained += len(next(iter(batch[key].actions.values())))
-        self.events.end_update()
 
     def save_training_state(self, directory: Union[str, Path], best_score: Optional[float] = None) -> None:
         """Writes the optimizer state (if it holds tensors only) and the progress next to the best model.

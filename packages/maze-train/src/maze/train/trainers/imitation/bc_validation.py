@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any, Optional
 
 import torch
 from maze.env.log_stats.global_state import get_stats_logger
 from maze.env.log_stats.log_stats import LogStats
 from maze.train.evaluators.rollout_evaluator import Evaluator
-from maze.train.trainers.actor_critic.events import TrainerEventLog
 from maze.train.trainers.imitation.bc_data import ImitationData
-from maze.train.trainers.imitation.bc_loss import BCLoss
-from maze.train.trainers.imitation.events import ImitationEvents
+from maze.train.trainers.imitation.bc_loss import BCLoss, record_loss_output
+from maze.train.trainers.imitation.events import ImitationEvents, ImitationStats
 
 __all__ = ["BCValidationEvaluator"]
 
@@ -57,38 +55,16 @@ class BCValidationEvaluator(Evaluator):
         Returns:
             The negative validation loss.
         """
-        sums: dict[tuple[str, Any, str], float] = defaultdict(float)
-        counts: dict[Any, int] = defaultdict(int)
+        stats = ImitationStats()
         with torch.no_grad():
             for chunk in self.data.chunks(VALIDATION_CHUNK):
                 for key, rows in chunk.items():
-                    output = policy.compute_substep_policy_output(rows.observations, rows.actor_id)
-                    result = self.loss(rows.actor_id[0], output.prob_dist, rows.actions)
-                    size = len(next(iter(rows.actions.values())))
-                    counts[key] += size
-                    sums["loss", key, ""] += result.loss.item() * size
-                    sums["entropy", key, ""] += result.entropy.item() * size
-                    for kind, values in (
-                        ("head_loss", result.head_losses),
-                        ("accuracy", result.accuracies),
-                        ("abs_error", result.abs_errors),
-                    ):
-                        for head, value in values.items():
-                            sums[kind, key, head] += value.item() * size
-        events = TrainerEventLog(ImitationEvents)
-        event_of = {
-            "loss": ImitationEvents.policy_loss,
-            "entropy": ImitationEvents.policy_entropy,
-            "head_loss": ImitationEvents.action_loss,
-            "accuracy": ImitationEvents.discrete_accuracy,
-            "abs_error": ImitationEvents.continuous_abs_error,
-        }
-        for (kind, key, head), total in sums.items():
-            groups = {"step_key": key, "action": head} if head else {"step_key": key}
-            events.record(event_of[kind], **groups, value=total / counts[key])
-        self.last_stats = events.epoch_stats()
+                    logits = policy.compute_logits_dict(rows.observations, rows.actor_id)
+                    result = self.loss(rows.actor_id[0], logits, rows.actions)
+                    record_loss_output(stats, key, result, weight=len(next(iter(rows.actions.values()))))
+        self.last_loss = sum(stats.mean(ImitationEvents.policy_loss, step_key=key) for key in self.data.keys)
+        self.last_stats = stats.reduce()
         get_stats_logger(self.logging_prefix).log_stats(self.last_stats)
-        self.last_loss = sum(sums["loss", key, ""] / count for key, count in counts.items())
         score = -self.last_loss
         if self.model_selection is not None:
             self.model_selection.update(score)

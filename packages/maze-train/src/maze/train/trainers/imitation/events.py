@@ -12,8 +12,10 @@ from maze.env.log_stats.event_decorators import (
     define_stats_grouping,
     define_step_stats,
 )
+from maze.env.log_stats.log_stats import LogStats
+from maze.train.trainers.actor_critic.events import TrainerEventLog
 
-__all__ = ["ImitationEvents"]
+__all__ = ["ImitationEvents", "ImitationStats"]
 
 EventMethod = TypeVar("EventMethod", bound=Callable[..., Any])
 
@@ -66,3 +68,41 @@ class ImitationEvents:
     @_mean_over_updates("step_key")
     def policy_grad_norm(self, step_key: Any, value: float) -> None:
         """L2 norm of the network's gradients."""
+
+
+class ImitationStats:
+    """Weighted running means of :class:`ImitationEvents` values, turned into statistics in one go.
+
+    Updates add plain floats (no event record per update, which would cost more than a
+    small network's gradient step); :meth:`reduce` records each mean once.
+    """
+
+    def __init__(self) -> None:
+        self._totals: dict[tuple[Callable, tuple[tuple[str, Any], ...]], list[float]] = {}
+
+    def add(self, event: Callable, value: float, weight: float = 1.0, **groups: Any) -> None:
+        """Adds ``value`` (with ``weight``) to the mean of ``event`` for the ``groups`` (e.g. ``step_key=0``)."""
+        key = (event, tuple(groups.items()))
+        total = self._totals.get(key)
+        if total is None:
+            self._totals[key] = [value * weight, weight]
+        else:
+            total[0] += value * weight
+            total[1] += weight
+
+    def __bool__(self) -> bool:
+        """Whether any value was added since the last :meth:`reduce`."""
+        return bool(self._totals)
+
+    def mean(self, event: Callable, **groups: Any) -> float:
+        """The current mean of ``event`` for ``groups``."""
+        total, weight = self._totals[event, tuple(groups.items())]
+        return total / weight
+
+    def reduce(self) -> LogStats:
+        """The statistics of all means; starts new means."""
+        events = TrainerEventLog(ImitationEvents)
+        for (event, groups), (total, weight) in self._totals.items():
+            events.record(event, **dict(groups), value=total / weight)
+        self._totals = {}
+        return events.epoch_stats()
