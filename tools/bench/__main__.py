@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import deploy_bench, env_layer, log_stats_bench, policy_bench, rollout_bench, train_bench
+from . import bc_bench, deploy_bench, env_layer, log_stats_bench, policy_bench, rollout_bench, train_bench
 from .harness import Row, markdown_table, write_results
 
 NOTES = (
@@ -30,6 +30,9 @@ SUITES = (
     Suite("log_stats", "Statistics overhead (random actions)", log_stats_bench.run),
     Suite("policy", "Policy inference (vector_obs CartPole policy vs bare nn.Sequential)", policy_bench.run),
     Suite("rollout", "Rollout throughput (CartPole-v1, random policy)", rollout_bench.run, rollout_bench.notes),
+    Suite(
+        "bc", "Behavioural cloning throughput (BCTrainer vs a hand-written torch loop)", bc_bench.run, bc_bench.notes
+    ),
 )
 TRAIN = "train"  # time-to-solve against SB3: subprocess runs with their own tables (see train_bench)
 DEPLOY = "deploy"  # act latency against the bare policy: its own table (see deploy_bench)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import operator
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -14,7 +16,7 @@ from maze.distributions import CategoricalProbabilityDistribution, DistributionM
 from maze.env.errors import ConfigurationError
 from maze.train.trainers.imitation.events import ImitationEvents, ImitationStats
 
-__all__ = ["BCLoss", "BCLossOutput", "SUPPORTED_ACTION_SPACES", "record_loss_output"]
+__all__ = ["BCLoss", "BCLossOutput", "SUPPORTED_ACTION_SPACES", "add_up", "record_loss_output"]
 
 DISCRETE_SPACES = (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
 """Heads scored by accuracy (share of matching entries)."""
@@ -33,17 +35,17 @@ class BCLossOutput:
     Attributes:
         loss: Scalar to minimize (with gradients): mean joint negative log-likelihood minus
             ``entropy_coef`` times the mean entropy.
-        head_losses: Action head -> mean negative log-likelihood of that head (detached scalar).
-        entropy: Mean entropy of the joint action distribution (detached scalar).
+        head_losses: Action head -> mean negative log-likelihood of that head.
+        entropy: Mean entropy of the joint action distribution (None when not computed).
         accuracies: Discrete-like head -> share of recorded entries the most likely action matches.
         abs_errors: Box head -> mean absolute difference of the most likely and the recorded action.
     """
 
     loss: torch.Tensor
-    head_losses: dict[str, torch.Tensor]
-    entropy: torch.Tensor
-    accuracies: dict[str, torch.Tensor]
-    abs_errors: dict[str, torch.Tensor]
+    head_losses: dict[str, float]
+    entropy: Optional[float]
+    accuracies: dict[str, float]
+    abs_errors: dict[str, float]
 
 
 class BCLoss:
@@ -133,17 +135,18 @@ class BCLoss:
             step_key: The sub-step key (picks the action space and distributions).
             logits: Head -> action logits ``[B, *logits_shape]`` (with gradients).
             actions: Head -> recorded actions ``[B, *head_shape]``.
-            with_metrics: Also compute the head losses, entropy, accuracies and errors.
+            with_metrics: Also compute the entropy, accuracies and errors.
 
         Returns:
-            The loss and, with ``with_metrics``, the metrics (else empty dicts and entropy 0).
+            The loss, the head losses and, with ``with_metrics``, the other metrics (else
+            entropy None and empty dicts).
         """
         space = self.action_spaces_dict[step_key]
         classes = self.distribution_classes[step_key]
         head_nll: dict[str, torch.Tensor] = {}
         entropies: list[torch.Tensor] = []
-        accuracies: dict[str, torch.Tensor] = {}
-        abs_errors: dict[str, torch.Tensor] = {}
+        accuracies: dict[str, float] = {}
+        abs_errors: dict[str, float] = {}
         need_entropy = bool(self.entropy_coef) or with_metrics
         entropy_grad = torch.is_grad_enabled() and bool(self.entropy_coef)
         for head, head_logits in logits.items():
@@ -154,11 +157,9 @@ class BCLoss:
                 head_nll[head] = F.nll_loss(log_probs, target)
                 if need_entropy:
                     with torch.set_grad_enabled(entropy_grad):
-                        entropy_log_probs = log_probs if entropy_grad else log_probs.detach()
-                        entropies.append(-(entropy_log_probs.exp() * entropy_log_probs).sum(-1).mean())
+                        entropies.append(_categorical_entropy(log_probs if entropy_grad else log_probs.detach()))
                 if with_metrics:
-                    with torch.no_grad():
-                        accuracies[head] = (log_probs.argmax(-1) == target).float().mean()
+                    accuracies[head] = (log_probs.detach().argmax(-1) == target).sum().item() / len(target)
                 continue
             distribution = classes[head](logits=head_logits, action_space=head_space)
             head_nll[head] = -distribution.log_prob(recorded).mean()
@@ -170,18 +171,25 @@ class BCLoss:
                     predicted = distribution.deterministic_sample()
                     recorded = recorded.to(predicted.dtype)
                     if isinstance(head_space, DISCRETE_SPACES):
-                        accuracies[head] = (predicted == recorded).float().mean()
+                        accuracies[head] = (predicted == recorded).float().mean().item()
                     else:
-                        abs_errors[head] = (predicted - recorded).abs().mean()
-        loss = sum(head_nll.values())
-        entropy = sum(entropies) if entropies else torch.zeros(())
+                        abs_errors[head] = (predicted - recorded).abs().mean().item()
+        loss = add_up(head_nll.values())
         if self.entropy_coef:
-            loss = loss - self.entropy_coef * entropy
-        if not with_metrics:
-            return BCLossOutput(loss, {}, torch.zeros(()), {}, {})
-        return BCLossOutput(
-            loss, {head: value.detach() for head, value in head_nll.items()}, entropy.detach(), accuracies, abs_errors
-        )
+            loss = loss - self.entropy_coef * add_up(entropies)
+        head_losses = {head: value.item() for head, value in head_nll.items()}
+        entropy = sum(entropy.item() for entropy in entropies) if with_metrics else None
+        return BCLossOutput(loss, head_losses, entropy, accuracies, abs_errors)
+
+
+def add_up(tensors: Iterable[torch.Tensor]) -> torch.Tensor:
+    """The sum of tensors (``sum()`` would add a needless ``0 +`` to the autograd graph)."""
+    return functools.reduce(operator.add, tensors)
+
+
+def _categorical_entropy(log_probs: torch.Tensor) -> torch.Tensor:
+    """Mean entropy of categorical distributions given as log-probabilities ``[B, n]`` (a scalar)."""
+    return -(log_probs.exp() * log_probs).sum() / log_probs.shape[0]
 
 
 def _value_problem(space: spaces.Space, values: torch.Tensor) -> str:
@@ -205,13 +213,14 @@ def _value_problem(space: spaces.Space, values: torch.Tensor) -> str:
 
 
 def record_loss_output(stats: ImitationStats, step_key: Any, output: BCLossOutput, weight: float = 1.0) -> None:
-    """Adds the loss, entropy, head losses, accuracies and errors of one network's output to ``stats``."""
+    """Adds the loss, head losses and the metrics computed (entropy, accuracies, errors) of one network to ``stats``."""
     stats.add(ImitationEvents.policy_loss, output.loss.item(), weight, step_key=step_key)
-    stats.add(ImitationEvents.policy_entropy, output.entropy.item(), weight, step_key=step_key)
+    if output.entropy is not None:
+        stats.add(ImitationEvents.policy_entropy, output.entropy, weight, step_key=step_key)
     for event, values in (
         (ImitationEvents.action_loss, output.head_losses),
         (ImitationEvents.discrete_accuracy, output.accuracies),
         (ImitationEvents.continuous_abs_error, output.abs_errors),
     ):
         for head, value in values.items():
-            stats.add(event, value.item(), weight, step_key=step_key, action=head)
+            stats.add(event, value, weight, step_key=step_key, action=head)

@@ -38,7 +38,9 @@ class ImitationEvents:
     ``step_key`` is the policy network the value belongs to (the sub-step key, or the actor
     for separate agent networks), ``action`` the action head. Under ``train`` each value is
     the mean over the updates since the last evaluation; under ``eval`` it is computed on the
-    whole validation set.
+    whole validation set. Training updates log their losses every update and the entropy,
+    accuracy/error and gradient norm every ``DIAGNOSTICS_EVERY``-th update (see
+    :mod:`~maze.train.trainers.imitation.bc_trainer`).
     """
 
     @_mean_over_updates("step_key", "action")
