@@ -6,7 +6,7 @@ from maze.train.trainers.imitation.bc_loss import BCLoss, BCLossOutput
 from maze.train.trainers.imitation.bc_runners import BCDevRunner, BCLocalRunner, BCRunner
 from maze.train.trainers.imitation.bc_trainer import BCTrainer
 from maze.train.trainers.imitation.bc_validation import BCValidationEvaluator
-from maze.train.trainers.imitation.events import ImitationEvents
+from maze.train.trainers.imitation.events import ImitationEvents, ImitationStats
 
 __all__ = [
     "BCAlgorithmConfig",
@@ -19,5 +19,6 @@ __all__ = [
     "BCValidationEvaluator",
     "ImitationData",
     "ImitationEvents",
+    "ImitationStats",
     "NetworkRows",
 ]
