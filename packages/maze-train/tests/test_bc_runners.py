@@ -21,7 +21,7 @@ from maze.perception.serialization import load_state_dict_file
 from maze.train.tensorboard import read_scalars
 from maze.train.trainers.imitation import BCDevRunner, BCLocalRunner
 from test_runners import CARTPOLE, VECTOR_OBS_WRAPPERS, job_config, set_up
-from train_test_support import small_model_config
+from train_test_support import packaged_config, small_model_config
 
 BC = "maze.train.trainers.imitation.BCTrainer"
 
@@ -208,3 +208,33 @@ def test_actions_outside_the_env_action_space_are_rejected(tmp_path: Path) -> No
             runner.trainer.loss.check_actions(0, bad)
     runner.close()
     assert np.all(runner.trainer.data.blocks[0].actions["action"].numpy() <= 1)
+
+
+def test_bc_clones_the_greedy_policy_of_the_masked_structured_cutting_env(tmp_path: Path) -> None:
+    from maze.env.examples.cutting_2d import Cutting2DGreedyPolicy, masked_struct_env_factory
+
+    env = TrajectoryRecordingWrapper(masked_struct_env_factory())
+    policy = Cutting2DGreedyPolicy()
+    with SimpleTrajectoryRecordingSetup(tmp_path / "data"):
+        for seed in range(3):
+            observation, _ = env.reset(seed=seed)
+            for _ in range(2 * 60):  # 60 env steps of two sub-steps
+                action = policy.compute_action(observation, actor_id=env.actor_id())
+                observation, *_ = env.step(action)
+            env.flush()
+    cfg, dataset = bc_config(tmp_path / "data", n_epochs=6, n_eval_episodes=0, eval_every_k_iterations=None)
+    cfg["env"] = {"_target_": "maze.env.examples.cutting_2d.masked_struct_env_factory"}
+    cfg["wrappers"] = {}
+    cfg["model"] = packaged_config("model", "tutorial_cutting_2d_struct_masked")
+    cfg["model"]["critic"] = None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        runner = BCDevRunner(dataset, trainer_class=BC)
+        runner.setup(cfg)
+        sizes = runner.trainer.data.sizes()
+        assert set(sizes) == {0, 1} and sum(sizes.values()) == 288  # 80 % of 3 x 60 env steps x 2 sub-steps
+        runner.run()
+    scalars = read_scalars(tmp_path)
+    for head in ("0/piece_idx", "1/cut_rotation", "1/cut_order"):
+        accuracy = [value for _, value in sorted(scalars[f"eval_ImitationEvents/discrete_accuracy/{head}"])]
+        assert accuracy[-1] >= 0.9, (head, accuracy)
