@@ -50,7 +50,8 @@ def tests(session: nox.Session, package: str) -> None:
 @nox.session(python=PYTHON)
 def integration(session: nox.Session) -> None:
     """Run the cross-package end-to-end tests in tests/integration against all packages."""
-    install_packages(session, *PACKAGE_NAMES, extra=("pytest",))
+    # box2d: LunarLander-v3 for the imitation workflow (heuristic recordings, BC, fine-tuning)
+    install_packages(session, *PACKAGE_NAMES, extra=("pytest", "gymnasium[box2d]"))
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
 
