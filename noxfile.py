@@ -50,8 +50,9 @@ def tests(session: nox.Session, package: str) -> None:
 @nox.session(python=PYTHON)
 def integration(session: nox.Session) -> None:
     """Run the cross-package end-to-end tests in tests/integration against all packages."""
-    # pandas, ipywidgets: maze-viz's tensorboard and notebook extras (tests/integration/test_viz_training_runs.py)
-    install_packages(session, *PACKAGE_NAMES, extra=("pytest", "pandas", "ipywidgets"))
+    # pandas, ipywidgets: maze-viz's tensorboard and notebook extras (tests/integration/test_viz_training_runs.py);
+    # box2d: LunarLander-v3 for the imitation workflow (heuristic recordings, BC, fine-tuning)
+    install_packages(session, *PACKAGE_NAMES, extra=("pytest", "pandas", "ipywidgets", "gymnasium[box2d]"))
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import (
+    bc_bench,
     deploy_bench,
     env_layer,
     es_bench,
@@ -43,6 +44,9 @@ SUITES = (
     Suite("rollout", "Rollout throughput (CartPole-v1, random policy)", rollout_bench.run, rollout_bench.notes),
     Suite(
         "sac_update", "SAC gradient steps (Pendulum-v1, RL-Zoo networks)", sac_update_bench.run, sac_update_bench.notes
+    ),
+    Suite(
+        "bc", "Behavioural cloning throughput (BCTrainer vs a hand-written torch loop)", bc_bench.run, bc_bench.notes
     ),
 )
 

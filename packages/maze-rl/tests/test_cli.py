@@ -40,8 +40,10 @@ def test_help_lists_groups_options_and_examples(tmp_path: Path) -> None:
     listed = {
         line.split(":", 1)[0].strip(): line.split(":", 1)[1] for line in result.stdout.splitlines() if ": " in line
     }
-    assert {"a2c", "es", "ppo"} <= set(listed["algorithm"].replace(",", " ").split())
-    assert {"a2c-dev", "es-dev", "es-local", "ppo-local"} <= set(listed["algorithm_runner"].replace(",", " ").split())
+    assert {"a2c", "bc", "es", "ppo"} <= set(listed["algorithm"].replace(",", " ").split())
+    assert {"a2c-dev", "bc-dev", "es-dev", "es-local", "ppo-local"} <= set(
+        listed["algorithm_runner"].replace(",", " ").split()
+    )
     for line in ("critic: ", "env: gym_env, tutorial_cutting_2d_basic", "model: ", "runner: dev, local, parallel"):
         assert line in result.stdout
     assert "maze-run -cn conf_train env.name=CartPole-v1 algorithm=ppo" in result.stdout

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 
 import pytest
 from hydra import compose, initialize_config_module
 from hydra.core.global_hydra import GlobalHydra
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 ALGORITHM_KEYS = {
@@ -45,6 +48,16 @@ ES_KEYS = {
 def maze_conf() -> Iterator[None]:
     with initialize_config_module(config_module="maze.conf", version_base="1.3"):
         yield
+
+
+@contextmanager
+def hydra_config(root: str, overrides: list[str]) -> Iterator[None]:
+    """Sets Hydra's runtime config (as ``maze-run`` does) while the block runs."""
+    HydraConfig.instance().set_config(compose(root, overrides, return_hydra_config=True))
+    try:
+        yield
+    finally:
+        HydraConfig.instance().cfg = None
 
 
 def options(group: str) -> list[str]:
@@ -178,7 +191,8 @@ GROUP_OPTIONS = [
 def test_every_group_option_composes(root: str, group: str, option: str) -> None:
     cfg = compose(root, [f"{group}={option}"])
     assert isinstance(cfg[group], DictConfig)
-    OmegaConf.resolve(cfg)
+    with hydra_config(root, [f"{group}={option}"]):  # job configs may use ${hydra:runtime.cwd} (runner.launch_dir)
+        OmegaConf.resolve(cfg)
     if group in ("env", "policy", "runner"):
         assert "_target_" in cfg[group]
 
@@ -198,3 +212,42 @@ def test_every_experiment_composes() -> None:
 def test_every_algorithm_runner_file_is_reachable() -> None:
     reachable = {f"{a}-{r}" for a in own_options("algorithm") for r in ("dev", "local")}
     assert set(own_options("algorithm_runner")) == reachable
+
+
+BC_KEYS = {
+    "n_epochs",
+    "optimizer",
+    "device",
+    "batch_size",
+    "eval_every_k_iterations",
+    "validation_percentage",
+    "n_eval_episodes",
+    "entropy_coef",
+}
+
+
+def test_bc_config_holds_the_documented_keys() -> None:
+    from maze.train.trainers.imitation import BCAlgorithmConfig
+
+    cfg = compose("conf_train", ["algorithm=bc"]).algorithm
+    assert set(cfg) == BC_KEYS
+    assert (cfg.n_epochs, cfg.batch_size, cfg.eval_every_k_iterations) == (1000, 100, 500)
+    assert (cfg.validation_percentage, cfg.n_eval_episodes, cfg.entropy_coef) == (20, 8, 0.0)
+    assert cfg.optimizer.lr == 0.001 and cfg.device == "cpu"
+    assert BCAlgorithmConfig.from_config(cfg) == BCAlgorithmConfig()
+
+
+@pytest.mark.parametrize("runner", ["dev", "local"])
+def test_bc_runner_specialization(runner: str) -> None:
+    overrides = ["algorithm=bc", f"runner={runner}"]
+    cfg = compose("conf_train", overrides)
+    with hydra_config("conf_train", overrides):
+        OmegaConf.resolve(cfg)
+    runner_class = {"dev": "BCDevRunner", "local": "BCLocalRunner"}[runner]
+    assert cfg.runner._target_ == f"maze.train.trainers.imitation.bc_runners.{runner_class}"
+    assert cfg.runner.trainer_class == "maze.train.trainers.imitation.BCTrainer"
+    assert cfg.runner.launch_dir == os.getcwd() and cfg.runner.eval_concurrency == 0
+    dataset = OmegaConf.to_container(cfg.runner.dataset)
+    assert dataset["_target_"] == "maze.rollout.datasets.InMemoryDataset"
+    assert (dataset["input_data"], dataset["dir_or_file"], dataset["n_workers"]) == ("trajectory_data", None, 1)
+    assert dataset["trajectory_processor"] == {"_target_": "maze.rollout.datasets.IdentityTrajectoryProcessor"}

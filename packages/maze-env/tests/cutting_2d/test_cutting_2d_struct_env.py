@@ -116,6 +116,25 @@ def test_recorded_flat_data_splits_into_both_sub_steps(factory) -> None:
     assert env.get_observation_and_action_dicts(maze_state, None, True)[1] is None
 
 
+@pytest.mark.parametrize("factory", FACTORIES)
+def test_recorded_sub_steps_convert_one_by_one(factory) -> None:
+    env = factory()
+    selection_observation, _ = env.reset(seed=0)
+    selection_state = env.get_maze_state()
+    cutting_observation, *_ = env.step({"piece_idx": 0})
+    cutting_state = env.get_maze_state()
+    env.step({"cut_rotation": 1, "cut_order": 1})
+    observations, actions = env.get_observation_and_action_dicts(selection_state, Cutting2DPieceSelection(0), True)
+    assert list(observations) == [0] and actions == {0: {"piece_idx": 0}}
+    for key, value in selection_observation.items():
+        np.testing.assert_array_equal(observations[0][key], value)
+    observations, actions = env.get_observation_and_action_dicts(cutting_state, env.get_maze_action(), False)
+    assert list(observations) == [1] and actions == {1: {"cut_rotation": 1, "cut_order": 1}}
+    for key, value in cutting_observation.items():
+        np.testing.assert_array_equal(observations[1][key], value)
+    assert list(env.get_observation_and_action_dicts(cutting_state, None, False)[0]) == [1]
+
+
 def test_masks_of_the_documented_example() -> None:
     inventory = np.zeros((200, 2), dtype=np.float32)
     inventory[0] = (100, 100)

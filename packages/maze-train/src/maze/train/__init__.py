@@ -43,6 +43,13 @@ _EXPORTS = {
     "UniformReplayBuffer": "maze.train.replay",
     "BaseDistributedWorkersWithBuffer": "maze.train.replay",
     "DummyDistributedWorkersWithBuffer": "maze.train.replay",
+    "BCTrainer": "maze.train.trainers.imitation",
+    "BCAlgorithmConfig": "maze.train.trainers.imitation",
+    "BCLoss": "maze.train.trainers.imitation",
+    "BCValidationEvaluator": "maze.train.trainers.imitation",
+    "ImitationEvents": "maze.train.trainers.imitation",
+    "BCDevRunner": "maze.train.trainers.imitation",
+    "BCLocalRunner": "maze.train.trainers.imitation",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -26,7 +26,7 @@ from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from torch.utils.data import Dataset
 
-__all__ = ["TorchTrajectoryDataset", "StepBatch", "collate_spaces_records"]
+__all__ = ["TorchTrajectoryDataset", "StepBatch", "collate_spaces_records", "stack_spaces_records"]
 
 
 class TorchTrajectoryDataset(Dataset):
@@ -90,14 +90,24 @@ def collate_spaces_records(records: Sequence[SpacesRecord]) -> dict[StepKeyType,
     groups: dict[StepKeyType, list[SpacesRecord]] = {}
     for record in records:
         groups.setdefault(record.actor_id.step_key, []).append(record)
-    return {
-        key: StepBatch(
-            observations=_stack([record.observation for record in group], f"observations of sub-step {key!r}"),
-            actions=_stack([record.action for record in group], f"actions of sub-step {key!r}"),
-            actor_ids=[record.actor_id for record in group],
-        )
-        for key, group in groups.items()
-    }
+    return {key: stack_spaces_records(group, f"sub-step {key!r}") for key, group in groups.items()}
+
+
+def stack_spaces_records(records: Sequence[SpacesRecord], what: str = "items") -> StepBatch:
+    """Stacks the observation and action dicts of items that share their keys into one :class:`StepBatch`.
+
+    Args:
+        records: Items with the same observation and action keys (e.g. of one sub-step).
+        what: Names the items in error messages.
+
+    Raises:
+        ValueError: Items have different observation or action keys.
+    """
+    return StepBatch(
+        observations=_stack([record.observation for record in records], f"observations of {what}"),
+        actions=_stack([record.action for record in records], f"actions of {what}"),
+        actor_ids=[record.actor_id for record in records],
+    )
 
 
 def _stack(dicts: list[dict[str, Any]], what: str) -> dict[str, torch.Tensor]:

@@ -217,19 +217,37 @@ class StructuredCutting2DEnvironment(MazeEnv[StructuredCutting2DCoreEnvironment]
     def get_observation_and_action_dicts(
         self, maze_state: Any, maze_action: Any, first_step_in_episode: bool
     ) -> tuple[Optional[dict[StepKeyType, Any]], Optional[dict[StepKeyType, Any]]]:
-        """Splits a recorded flat state and full :class:`Cutting2DMazeAction` into both sub-steps.
+        """The sub-step observations and actions of a recorded MazeState and MazeAction.
+
+        A flat record (a state without selected piece and the full :class:`Cutting2DMazeAction`,
+        as the flat env records it) splits into both sub-steps. Records of this env itself hold
+        one sub-step each: a :class:`Cutting2DPieceSelection` gives the selection sub-step, a
+        cut recorded in a state with a selected piece the cutting sub-step.
 
         Returns:
-            ``({0: selection obs, 1: cutting obs}, {0: {"piece_idx"}, 1: {"cut_rotation", "cut_order"}})``;
-            without a MazeAction only the selection observation (and no actions).
+            ``({0: selection obs, 1: cutting obs}, {0: {"piece_idx"}, 1: {"cut_rotation", "cut_order"}})``
+            (only the recorded sub-step's entries for sub-step records); without a MazeAction
+            only the observation of the state's sub-step (and no actions).
         """
         if maze_state is None:
             return None, None
-        observations = {SELECTION_STEP: self.observation_conversion_dict[SELECTION_STEP].maze_to_space(maze_state)}
+        if maze_state.selected_piece_id is not None:  # recorded in the cutting sub-step
+            observations = {CUTTING_STEP: self.observation_conversion_dict[CUTTING_STEP].maze_to_space(maze_state)}
+        else:
+            observations = {SELECTION_STEP: self.observation_conversion_dict[SELECTION_STEP].maze_to_space(maze_state)}
         if maze_action is None:
             return observations, None
+        if isinstance(maze_action, Cutting2DPieceSelection) and SELECTION_STEP in observations:
+            return observations, {
+                SELECTION_STEP: self.action_conversion_dict[SELECTION_STEP].maze_to_space(maze_action)
+            }
         if not isinstance(maze_action, Cutting2DMazeAction):
-            raise TypeError(f"expected a recorded Cutting2DMazeAction (the full cut), got {maze_action!r}")
+            raise TypeError(
+                f"expected a recorded Cutting2DPieceSelection (selection sub-step) or Cutting2DMazeAction, got "
+                f"{maze_action!r}"
+            )
+        if CUTTING_STEP in observations:
+            return observations, {CUTTING_STEP: self.action_conversion_dict[CUTTING_STEP].maze_to_space(maze_action)}
         selected = dataclasses.replace(maze_state, selected_piece_id=maze_action.piece_id)
         observations[CUTTING_STEP] = self.observation_conversion_dict[CUTTING_STEP].maze_to_space(selected)
         actions = {key: self.action_conversion_dict[key].maze_to_space(maze_action) for key in observations}

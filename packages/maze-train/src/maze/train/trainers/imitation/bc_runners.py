@@ -1,0 +1,311 @@
+"""Training runners of behavioural cloning: ``algorithm=bc`` with ``runner=dev`` or ``runner=local``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import yaml
+from maze.env.errors import ConfigurationError
+from maze.env.trajectory_recording.spaces_records import SpacesRecord
+from maze.env.utils.factory import Factory, to_plain_config
+from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
+from maze.perception.serialization import load_state_dict_file
+from maze.rollout.datasets import (
+    InMemoryDataset,
+    TrajectoryConversionError,
+    TrajectoryProcessor,
+    find_trajectory_files,
+    random_split,
+)
+from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
+from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
+from maze.train.runners.env_factory import auto_concurrency, build_vector_env, measure_step_seconds
+from maze.train.runners.run_dir import write_training_summary
+from maze.train.runners.training_runner import TrainingRunner
+from maze.train.trainers.actor_critic.trainer import TRAINING_STATE_FILE
+from maze.train.trainers.common.model_selection import BestModelSelection
+from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
+from maze.train.trainers.imitation.bc_data import ImitationData
+from maze.train.trainers.imitation.bc_loss import BCLoss
+from maze.train.trainers.imitation.bc_validation import BCValidationEvaluator
+
+__all__ = ["BCDevRunner", "BCLocalRunner", "BCRunner"]
+
+DATASET_SEARCH_MODULES = ("maze.rollout.datasets",)
+"""Short ``_target_`` names of datasets and trajectory processors (e.g. ``InMemoryDataset``)."""
+
+
+class BCRunner(TrainingRunner):
+    """Behavioural cloning from a trajectory dataset (``runner.dataset``).
+
+    The dataset is built with the training env (env + wrappers, e.g. observation
+    normalization) as its conversion env, so recorded MazeStates become the observations the
+    policy will see; it is split into training and validation items
+    (``algorithm.validation_percentage``). The run directory gets the same files as an RL
+    run (``state_dict.pt`` of the best model, spaces and model config, normalization
+    statistics, TensorBoard events), so ``policy=torch_policy input_dir=<run dir>`` rolls
+    the cloned policy out and ``algorithm=ppo input_dir=<run dir>`` fine-tunes it.
+
+    Args:
+        dataset: Config of the dataset: ``_target_`` (a sequence of SpacesRecords taking
+            ``conversion_env_factory``, e.g. ``maze.rollout.datasets.InMemoryDataset``) and its
+            arguments; ``dir_or_file`` is accepted as an alias of ``input_data``; a
+            ``trajectory_processor`` config is instantiated.
+        launch_dir: Relative dataset paths are taken from here (``maze-run`` passes the
+            directory it was started in); None: the working directory.
+        trainer_class: Dotted path (or class) of the trainer.
+        eval_concurrency: Envs of the rollout evaluation; 0 chooses automatically.
+        See :class:`TrainingRunner` for the other arguments.
+    """
+
+    def __init__(
+        self,
+        dataset: Any,
+        launch_dir: Optional[str] = None,
+        trainer_class: Any = "maze.train.trainers.imitation.BCTrainer",
+        eval_concurrency: int = 0,
+        state_dict_dump_file: str = STATE_DICT_FILE,
+        spaces_config_dump_file: str = SPACES_CONFIG_FILE,
+        normalization_samples: int = 1000,
+        dump_interval: Optional[int] = None,
+    ) -> None:
+        super().__init__(
+            trainer_class,
+            eval_concurrency=eval_concurrency,
+            state_dict_dump_file=state_dict_dump_file,
+            spaces_config_dump_file=spaces_config_dump_file,
+            normalization_samples=normalization_samples,
+            dump_interval=dump_interval,
+        )
+        self.dataset_config = dict(to_plain_config(dataset) or {})
+        self.launch_dir = Path(launch_dir) if launch_dir else None
+
+    def setup(self, cfg: Any) -> None:
+        """Checks that the dataset path holds trajectory files, then sets up as :meth:`TrainingRunner.setup`.
+
+        Raises:
+            TrajectoryLoadError: For a missing path or a directory without trajectory files
+                (before any env or model is built).
+        """
+        self.dataset_config = self._dataset_config()
+        find_trajectory_files(self.dataset_config["input_data"])
+        super().setup(cfg)
+
+    def eval_env_placement(self, n_episodes: int) -> tuple[int, bool]:
+        """``(envs, in worker processes?)`` of the rollout evaluation."""
+        raise NotImplementedError
+
+    def _model_composer(self, env: Any) -> Any:
+        """Rejects action spaces BC cannot train before the model is built."""
+        BCLoss.check_action_spaces(env.action_spaces_dict)
+        return super()._model_composer(env)
+
+    def setup_trainer(self, config: BCAlgorithmConfig) -> None:
+        """Builds ``self.trainer``: dataset, training/validation data, policy, evaluators and model selection.
+
+        Raises:
+            ConfigurationError: For a dataset without items or of another env.
+        """
+        validation_share = config.validation_percentage / 100
+        policy = self.composer.torch_policy(self.device)
+        if self.input_run is not None:
+            self.load_input_model(policy)
+        dataset = self.build_dataset()
+        loss = BCLoss(self.spaces_config.action_spaces_dict, config.entropy_coef, policy_distribution_classes(policy))
+        seed = self.seeding.generate_agent_instance_seed()
+        train_items, validation_items = split_items(dataset, validation_share, seed)
+        files = getattr(dataset, "files", None)
+        source = f" of {len(files)} trajectory files in {self.dataset_config['input_data']}" if files else ""
+        print(
+            f"Behavioural cloning on {len(dataset)} recorded sub-steps{source}: {len(train_items)} for training, "
+            f"{len(validation_items)} for validation"
+        )
+        train_data = self._imitation_data(train_items, policy, loss)
+        self.model_selection = BestModelSelection(
+            self.run_dir / self.state_dict_dump_file,
+            policy,
+            dump_interval=self.dump_interval,
+            best_reward=self._input_best_score(),
+            on_improvement=lambda: self.trainer.save_training_state(self.run_dir, self.model_selection.best_reward),
+        )
+        validation = (
+            BCValidationEvaluator(self._imitation_data(validation_items, policy, loss), loss)
+            if len(validation_items)
+            else None
+        )
+        self.trainer = self.trainer_class(
+            config,
+            train_data,
+            policy,
+            loss,
+            validation,
+            self._rollout_evaluator(config.n_eval_episodes),
+            self.model_selection,
+            seed,
+        )
+        if self.input_run is not None:
+            self._resume_optimizer()
+
+    def build_dataset(self) -> Sequence[SpacesRecord]:
+        """The dataset of ``runner.dataset``, converting recorded MazeStates with the training env.
+
+        Raises:
+            ConfigurationError: For a config without data path, or a dataset without items.
+            TrajectoryLoadError: For a missing path, a directory without trajectory files or
+                a corrupt file.
+        """
+        config = dict(self.dataset_config)
+        processor = config.get("trajectory_processor")
+        if processor is not None:
+            config["trajectory_processor"] = Factory(TrajectoryProcessor, DATASET_SEARCH_MODULES).instantiate(processor)
+        try:
+            dataset = Factory(Sequence, DATASET_SEARCH_MODULES).instantiate(
+                config, conversion_env_factory=self.env_factory
+            )
+        except TrajectoryConversionError as error:
+            env = to_plain_config(self.cfg.get("env"))
+            raise TrajectoryConversionError(
+                f"the dataset does not fit the configured env {env} with its wrappers (recorded on another env?): "
+                f"{error}"
+            ) from error
+        if not len(dataset):
+            raise ConfigurationError(
+                f"the dataset {config['input_data']} holds no recorded steps (empty episodes, or a trajectory "
+                "processor dropped them all); record some episodes first"
+            )
+        return dataset
+
+    def _dataset_config(self) -> dict[str, Any]:
+        """``runner.dataset`` with the ``dir_or_file`` alias applied and data paths made absolute.
+
+        Raises:
+            ConfigurationError: If no data path is given.
+        """
+        config = dict(self.dataset_config)
+        alias = config.pop("dir_or_file", None)
+        if alias is not None:
+            config["input_data"] = alias
+        if not config.get("input_data"):
+            raise ConfigurationError(
+                "runner.dataset.input_data is empty; pass the trajectory directory of a rollout, e.g. "
+                "runner.dataset.input_data=<absolute path>/trajectory_data"
+            )
+        config.setdefault("_target_", "maze.rollout.datasets.InMemoryDataset")
+        config["input_data"] = self._resolve_paths(config["input_data"])
+        return config
+
+    def _resolve_paths(self, input_data: Any) -> Union[str, list[str]]:
+        def resolve(path: Any) -> str:
+            path = Path(str(path)).expanduser()
+            return str(path if path.is_absolute() or self.launch_dir is None else self.launch_dir / path)
+
+        if isinstance(input_data, (list, tuple)):
+            return [resolve(path) for path in input_data]
+        return resolve(input_data)
+
+    def _imitation_data(self, items: Sequence[SpacesRecord], policy: Any, loss: BCLoss) -> ImitationData:
+        """Stacks items into tensors per network and checks their actions against the env's action spaces."""
+        data = ImitationData(items, policy.network_key, self.device)
+        for key, block in data.blocks.items():
+            loss.check_actions(data.actor_ids[key][0], block.actions)
+        return data
+
+    def _rollout_evaluator(self, n_episodes: int) -> Optional[RolloutEvaluator]:
+        if not n_episodes:
+            return None
+        n_envs, subprocesses = self.eval_env_placement(n_episodes)
+        eval_env = build_vector_env(self.env_factory, n_envs, subprocesses)
+        seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
+        return RolloutEvaluator(eval_env, n_episodes, deterministic=True, seeds=seeds)
+
+    def _input_best_score(self) -> float:
+        """The best score of an ``input_dir`` BC run (-inf for other runs)."""
+        state_file = self.input_run.directory / TRAINING_STATE_FILE if self.input_run else None
+        if state_file is None or not state_file.is_file():
+            return float("-inf")
+        state = yaml.safe_load(state_file.read_text()) or {}
+        return float(state.get("best_score", float("-inf")))
+
+    def _resume_optimizer(self) -> None:
+        self.trainer.best_score = self.model_selection.best_reward
+        optimizer_file = self.input_run.optimizer_file
+        if not optimizer_file.is_file():
+            return
+        try:
+            self.trainer.optimizer.load_state_dict(load_state_dict_file(optimizer_file))
+            print(f"Resumed the optimizer state from {optimizer_file}")
+        except Exception as error:  # a state of other parameters (e.g. an actor-critic's): start fresh
+            print(f"Optimizer state of {optimizer_file} not used ({error}); starting with a fresh optimizer")
+
+    def run(self, n_epochs: Optional[int] = None) -> float:
+        """Trains and writes ``training_summary.json``.
+
+        Returns:
+            The best score (the negative validation loss, or the rollout return without validation data).
+        """
+        try:
+            result = self.trainer.train(n_epochs)
+            summary = write_training_summary(self.run_dir, result)
+            samples = self.trainer.samples_trained
+            print(
+                f"Training stopped: {result.stop_reason}. {samples} samples in {result.train_seconds:.1f}s of training "
+                f"({samples / max(result.train_seconds, 1e-9):,.0f} samples/s); best score {result.best_reward:.5f}. "
+                f"Outputs: {self.run_dir} ({summary.name})"
+            )
+            return result.best_reward
+        finally:
+            self.graph_drawing.join()
+            if self.trainer.rollout_evaluator is not None:
+                self.trainer.rollout_evaluator.eval_env.close()
+            self.close()
+
+
+def policy_distribution_classes(policy: Any) -> dict[Any, dict[str, type]]:
+    """Sub-step key -> action head -> the distribution class the policy's DistributionMapper(s) chose."""
+    mappers = policy.distribution_mapper
+    if not isinstance(mappers, Mapping):
+        mappers = {key[0] if isinstance(key, tuple) else key: mappers for key in policy.networks}
+    return {
+        key: {head: mapper.distribution_class(head) for head in mapper.action_space.spaces}
+        for key, mapper in mappers.items()
+    }
+
+
+def split_items(
+    dataset: Sequence[SpacesRecord], validation_share: float, seed: int
+) -> tuple[Sequence[SpacesRecord], Sequence[SpacesRecord]]:
+    """Random training and validation subsets (``validation_share`` of the items, rounded)."""
+    if isinstance(dataset, InMemoryDataset):
+        return dataset.train_validation_split(validation_share, seed=seed)
+    n_validation = int(round(validation_share * len(dataset)))
+    train, validation = random_split(dataset, [len(dataset) - n_validation, n_validation], seed)
+    return train, validation
+
+
+class BCDevRunner(BCRunner):
+    """BC with the evaluation envs in the main process (``runner=dev``)."""
+
+    def eval_env_placement(self, n_episodes: int) -> tuple[int, bool]:
+        """``eval_concurrency`` envs, or one per episode (at most 32), in this process."""
+        return (self.eval_concurrency or min(n_episodes, MAX_IN_PROCESS_EVAL_ENVS)), False
+
+
+class BCLocalRunner(BCRunner):
+    """BC with the evaluation envs in worker processes (``runner=local``); cheap envs stay in the main process.
+
+    With ``eval_concurrency: 0``, envs that step faster than a worker round trip (CartPole,
+    LunarLander, Cutting-2D) run in this process, one per episode; expensive ones get one
+    worker per CPU core. Data loading uses ``dataset.n_workers`` processes.
+    """
+
+    def eval_env_placement(self, n_episodes: int) -> tuple[int, bool]:
+        """``eval_concurrency`` workers, or the automatic choice of :func:`auto_concurrency`."""
+        if self.eval_concurrency:
+            return self.eval_concurrency, True
+        probe_env = self.env_factory()
+        step_seconds = measure_step_seconds(probe_env, seed=self.seeding.generate_env_instance_seed())
+        probe_env.close()
+        n_envs, subprocesses = auto_concurrency(step_seconds)
+        return (min(n_episodes, n_envs) if subprocesses else min(n_episodes, MAX_IN_PROCESS_EVAL_ENVS)), subprocesses

@@ -1,0 +1,202 @@
+"""BCTrainer: behavioural cloning, supervised learning of a policy from recorded observation/action pairs."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+import torch
+import yaml
+from maze.env.errors import ConfigurationError
+from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
+from maze.env.utils.factory import resolve_target
+from maze.perception.agent.torch_policy import TorchPolicy
+from maze.perception.serialization import atomic_write_bytes, check_tensors_only, save_state_dict
+from maze.train.trainers.actor_critic.trainer import OPTIMIZER_FILE, TRAINING_STATE_FILE, TrainingResult
+from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
+from maze.train.trainers.imitation.bc_data import ImitationData, NetworkBatch
+from maze.train.trainers.imitation.bc_loss import BCLoss, add_up, record_loss_output
+from maze.train.trainers.imitation.events import ImitationEvents, ImitationStats
+
+__all__ = ["BCTrainer", "DIAGNOSTICS_EVERY", "build_optimizer"]
+
+DIAGNOSTICS_EVERY = 4
+"""Updates between the training diagnostics (entropy, accuracy/error, gradient norm); losses are logged every update.
+
+Computing them costs about a sixth of an update of a small policy; a sample of every
+fourth update estimates their means over an evaluation period just as well.
+"""
+
+
+def build_optimizer(config: Any, parameters: list[torch.nn.Parameter]) -> Any:
+    """The optimizer a ``{_target_: ..., **arguments}`` config names, over ``parameters`` (passed first)."""
+    arguments = {key: value for key, value in config.items() if key != "_target_"}
+    return resolve_target(str(config["_target_"]))(parameters, **arguments)
+
+
+class BCTrainer:
+    """Trains a :class:`TorchPolicy` to reproduce recorded actions (behavioural cloning).
+
+    An epoch is one shuffled pass over the training items in minibatches of
+    ``batch_size``; each update minimizes the :class:`BCLoss` summed over the policy
+    networks present in the minibatch. After every ``eval_every_k_iterations`` updates and
+    at the end of every epoch the ``train`` statistics (:class:`ImitationEvents` of the
+    updates since the last evaluation: losses of every update, entropy, accuracy/error and
+    gradient norm of every :data:`DIAGNOSTICS_EVERY`-th) are written, the validation
+    evaluator scores the policy by its negative validation loss, the optional rollout
+    evaluator runs env episodes, and model selection receives the score (the validation
+    score, or the rollout return when there is no validation data).
+
+    Args:
+        algorithm_config: The algorithm keys.
+        train_data: The training items.
+        policy: The policy to train.
+        loss: The loss (built for the env's action spaces, with the config's ``entropy_coef``).
+        validation: Scores the policy on held-out items (None: no validation data).
+        rollout_evaluator: Runs env episodes at every evaluation (None: none).
+        model_selection: Keeps the best model (typically a BestModelSelection).
+        seed: Seed of the minibatch shuffling.
+    """
+
+    needs_critic = False
+    """BC trains a policy only."""
+    config_class = BCAlgorithmConfig
+    """The algorithm config of the trainer."""
+
+    def __init__(
+        self,
+        algorithm_config: BCAlgorithmConfig,
+        train_data: ImitationData,
+        policy: TorchPolicy,
+        loss: BCLoss,
+        validation: Optional[Any] = None,
+        rollout_evaluator: Optional[Any] = None,
+        model_selection: Optional[Any] = None,
+        seed: Optional[int] = None,
+    ) -> None:
+        self.config = algorithm_config
+        self.data = train_data
+        self.policy = policy
+        self.loss = loss
+        self.validation = validation
+        self.rollout_evaluator = rollout_evaluator
+        self.model_selection = model_selection
+        self.optimizer = build_optimizer(algorithm_config.optimizer, policy.parameters())
+        self.stats = ImitationStats()
+        self._generator = np.random.default_rng(seed)
+        self._network_parameters = {key: list(network.parameters()) for key, network in policy.networks.items()}
+        self.epochs_done = 0
+        self.iterations = 0
+        self.best_score = float("-inf")
+        self.samples_trained = 0
+
+    def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
+        """Trains for ``n_epochs`` epochs (default: the config's).
+
+        Returns:
+            What was achieved (``env_steps`` is 0: BC learns from recorded data only;
+            ``best_reward`` is the best score).
+        """
+        limit = self.config.n_epochs if n_epochs is None else n_epochs
+        every = self.config.eval_every_k_iterations
+        train_seconds = 0.0
+        self.policy.train()
+        for _ in range(limit):
+            start = time.perf_counter()
+            for batch in self.data.minibatches(self.config.batch_size, self._generator):
+                self._update(batch)
+                self.iterations += 1
+                if every and self.iterations % every == 0:
+                    train_seconds += time.perf_counter() - start
+                    self.evaluate()
+                    start = time.perf_counter()
+            train_seconds += time.perf_counter() - start
+            self.epochs_done += 1
+            if not (every and self.iterations % every == 0):
+                self.evaluate()
+        return TrainingResult(limit, 0, train_seconds, self.best_score, False, f"{limit} epochs done")
+
+    def evaluate(self) -> float:
+        """Writes the ``train`` statistics, evaluates (validation and rollouts) and updates model selection.
+
+        Returns:
+            The score: the negative validation loss, or the rollout return without validation data.
+        """
+        print(f"********** Epoch {self.epochs_done}: Iteration {self.iterations} **********")
+        increment_log_step()
+        if self.stats:  # updates since the last evaluation
+            for key, parameters in self._network_parameters.items():
+                self.stats.add(ImitationEvents.policy_l2_norm, _norm(parameters), step_key=key)
+            get_stats_logger("train").log_stats(self.stats.reduce())
+        self.policy.eval()
+        try:
+            score = self.validation.evaluate(self.policy) if self.validation is not None else float("-inf")
+            if self.rollout_evaluator is not None:
+                rollout_return = self.rollout_evaluator.evaluate(self.policy)
+                if self.validation is None:
+                    score = rollout_return
+        finally:
+            self.policy.train()
+        if self.model_selection is not None:
+            self.model_selection.update(score)
+        self.best_score = max(self.best_score, score)
+        return score
+
+    def _update(self, batch: NetworkBatch) -> None:
+        """One gradient step on a minibatch; records the ImitationEvents of every network in it."""
+        diagnose = self.iterations % DIAGNOSTICS_EVERY == 0
+        results = {}
+        for key, rows in batch.items():
+            logits = self.policy.compute_logits_dict(rows.observations, rows.actor_id)
+            results[key] = self.loss(rows.actor_id[0], logits, rows.actions, with_metrics=diagnose)
+        total = add_up(result.loss for result in results.values())
+        self.optimizer.zero_grad()
+        total.backward()
+        self.optimizer.step()
+        for key, result in results.items():
+            record_loss_output(self.stats, key, result)
+            if diagnose:
+                grad_norm = _norm(self._network_parameters[key], grad=True)
+                self.stats.add(ImitationEvents.policy_grad_norm, grad_norm, step_key=key)
+            self.samples_trained += len(next(iter(batch[key].actions.values())))
+
+    def save_training_state(self, directory: Union[str, Path], best_score: Optional[float] = None) -> None:
+        """Writes the optimizer state (if it holds tensors only) and the progress next to the best model.
+
+        The score is stored as ``best_score`` (a negative loss, not comparable with env
+        returns), so that an RL trainer warm-started from this run starts its own model
+        selection afresh.
+        """
+        directory = Path(directory)
+        optimizer_state = self.optimizer.state_dict()
+        if _holds_tensors_only(optimizer_state):  # torch.optim states do not: a resume starts a fresh optimizer
+            save_state_dict(optimizer_state, directory / OPTIMIZER_FILE)
+        state = {
+            "best_score": self.best_score if best_score is None else float(best_score),
+            "epochs": self.epochs_done,
+            "iterations": self.iterations,
+            "trainer": type(self).__name__,
+        }
+        atomic_write_bytes(directory / TRAINING_STATE_FILE, yaml.safe_dump(state).encode("utf-8"))
+
+
+def _holds_tensors_only(state: Any) -> bool:
+    try:
+        check_tensors_only(state)
+    except ConfigurationError:
+        return False
+    return True
+
+
+def _norm(parameters: list[torch.nn.Parameter], grad: bool = False) -> float:
+    """The L2 norm of the parameters (or of their gradients; 0 when none has one).
+
+    Summed in Python from the per-tensor norms: cheaper than stacking them for one more
+    torch call at the sizes of small policies.
+    """
+    tensors = [p.grad if grad else p.detach() for p in parameters]
+    tensors = [tensor for tensor in tensors if tensor is not None]
+    return math.sqrt(sum(norm.item() ** 2 for norm in torch._foreach_norm(tensors))) if tensors else 0.0
