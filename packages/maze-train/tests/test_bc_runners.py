@@ -92,24 +92,25 @@ def test_bc_runner_writes_a_run_directory_like_rl_runners(bc_run: Path) -> None:
     returns = [value for _, value in sorted(scalars["eval_BaseEnvEvents/reward/mean"])]
     assert max(returns) > 100  # the heuristic balances (random actions: about 22)
     state = yaml.safe_load((bc_run / "training_state.yaml").read_text())
-    assert state["best_score"] == pytest.approx(summary["best_eval_reward"])
-    assert state["best_score"] < 0
+    assert state["best_reward"] == pytest.approx(summary["best_eval_reward"])
+    assert state["best_reward"] < 0 and state["trainer"] == "BCTrainer"
 
 
 def test_bc_warm_starts_from_its_own_run_with_the_best_score(
     bc_run: Path, cartpole_data: Path, tmp_path: Path, capsys
 ) -> None:
-    cfg, dataset = bc_config(cartpole_data, input_dir=bc_run, n_epochs=1)
+    cfg, dataset = bc_config(cartpole_data, input_dir=bc_run, n_epochs=13)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
         runner = BCDevRunner(dataset, trainer_class=BC)
         runner.setup(cfg)
-    best = yaml.safe_load((bc_run / "training_state.yaml").read_text())["best_score"]
+    best = yaml.safe_load((bc_run / "training_state.yaml").read_text())["best_reward"]
     assert runner.model_selection.best_reward == pytest.approx(best)
     stored = load_state_dict_file(bc_run / "state_dict.pt")
     for name, value in runner.trainer.policy.state_dict()["policy_0"].items():
         assert torch.equal(value, stored["policy_0"][name])
-    assert "Resumed the optimizer state" in capsys.readouterr().out
+    assert f"Resumed from input_dir {bc_run}: epoch 12, 0 env steps" in capsys.readouterr().out
+    assert runner.trainer.epochs_done == 12  # n_epochs=13 counts the total: one more epoch
     runner.close()
 
 

@@ -93,7 +93,7 @@ def train_multi_step(tmp_path: Path, recorder, **config: Any) -> tuple[BCTrainer
     selection = BestModelSelection(tmp_path / "state_dict.pt", policy)
     settings = {"n_epochs": 8, "batch_size": 50, "eval_every_k_iterations": None, "n_eval_episodes": 0, **config}
     trainer = BCTrainer(BCAlgorithmConfig(**settings), train_data, policy, loss, validation, None, selection, seed=0)
-    selection.on_improvement = lambda: trainer.save_training_state(tmp_path, selection.best_reward)
+    trainer.state_dir = tmp_path  # the runner sets it: the resumable state is written every epoch
     trainer.result = trainer.train()
     return trainer, selection
 
@@ -113,7 +113,7 @@ def test_bc_clones_a_multi_step_teacher_and_keeps_the_best_model(tmp_path: Path,
     train_events = {key.event for path, _, stats in recorder.rows if path == "train" for key in stats}
     assert {"policy_loss", "policy_entropy", "policy_grad_norm", "policy_l2_norm", "action_loss"} <= train_events
     state = yaml.safe_load((tmp_path / "training_state.yaml").read_text())
-    assert state["best_score"] == pytest.approx(selection.best_reward) and "best_reward" not in state
+    assert state["best_reward"] == pytest.approx(selection.best_reward) and state["epochs"] == 8
     assert state["trainer"] == "BCTrainer" and (tmp_path / "optimizer.pt").is_file()
     stored = load_state_dict_file(tmp_path / "state_dict.pt")
     assert set(stored) == {"policy_0", "policy_1"}

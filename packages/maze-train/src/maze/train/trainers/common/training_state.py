@@ -6,7 +6,8 @@ Every epoch end (not only improvements) a trainer writes, next to the best model
   the trainer class and the names of the restorable state dicts;
 * ``optimizer.pt``: the optimizer state plus any other state the trainer declares in
   :meth:`ResumableTrainer.extra_state_dicts` (schedulers, entropy coefficients, ...), as a
-  tensors-only nested state dict.
+  tensors-only nested state dict. Optimizers whose state holds plain numbers (``torch.optim``)
+  are not saved; a resume starts them fresh (maze's own ``Adam`` is tensors-only).
 
 Both files are written atomically, so a run killed at any moment stays resumable. A run
 started with ``input_dir`` restores them and reports what it restored; the epoch and
@@ -24,7 +25,7 @@ from typing import Any, Optional, Union
 import yaml
 from maze.env.errors import ConfigurationError
 from maze.env.utils.files import atomic_write_bytes
-from maze.perception.serialization import load_state_dict_file, save_state_dict
+from maze.perception.serialization import check_tensors_only, load_state_dict_file, save_state_dict
 
 __all__ = ["OPTIMIZER_FILE", "TRAINING_STATE_FILE", "ResumableTrainer", "TrainingResult", "TrainingState"]
 
@@ -151,8 +152,12 @@ class ResumableTrainer:
         directory = Path(directory) if directory is not None else self.state_dir
         if directory is None:
             return
-        state_dicts = {"optimizer": self.optimizer.state_dict(), **self.extra_state_dicts()}
-        save_state_dict(state_dicts, directory / OPTIMIZER_FILE)
+        optimizer_state = self.optimizer.state_dict()
+        if not _holds_tensors_only(optimizer_state):  # e.g. torch.optim: plain numbers in param_groups
+            optimizer_state = None
+        state_dicts = {**({"optimizer": optimizer_state} if optimizer_state else {}), **self.extra_state_dicts()}
+        if state_dicts:
+            save_state_dict(state_dicts, directory / OPTIMIZER_FILE)
         TrainingState(self.epochs_done, self.env_steps, self.best_reward, type(self).__name__, list(state_dicts)).save(
             directory / TRAINING_STATE_FILE
         )
@@ -188,16 +193,26 @@ class ResumableTrainer:
 
     def _restore_state_dicts(self, saved: Mapping[str, Any], same_trainer: bool) -> list[str]:
         """Loads the optimizer (and extra) state dicts that fit; returns their names."""
-        if "optimizer" not in saved:  # a plain optimizer state dict (older runs)
+        if "exp_avg" in saved:  # a plain optimizer state dict (older runs)
             saved = {"optimizer": saved}
         restored = []
-        try:
-            self.load_optimizer_state(saved["optimizer"])
-            restored.append("optimizer state")
-        except Exception as error:  # parameters of another model or algorithm: start the optimizer fresh
-            print(f"Optimizer state of input_dir not used ({type(error).__name__}: {error}); starting it fresh")
+        if "optimizer" in saved:
+            try:
+                self.load_optimizer_state(saved["optimizer"])
+                restored.append("optimizer state")
+            except Exception as error:  # parameters of another model or algorithm: start the optimizer fresh
+                print(f"Optimizer state of input_dir not used ({type(error).__name__}: {error}); starting it fresh")
         extra = {name: value for name, value in saved.items() if name != "optimizer"}
         if extra and same_trainer:
             self.load_extra_state_dicts(extra)
             restored.extend(extra)
         return restored
+
+
+def _holds_tensors_only(state: Mapping[str, Any]) -> bool:
+    """Whether a state dict can be saved as a tensors-only checkpoint."""
+    try:
+        check_tensors_only(state)
+    except ConfigurationError:
+        return False
+    return True

@@ -6,12 +6,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
-import yaml
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.env.utils.factory import Factory, to_plain_config
 from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
-from maze.perception.serialization import load_state_dict_file
 from maze.rollout.datasets import (
     InMemoryDataset,
     TrajectoryConversionError,
@@ -24,7 +22,6 @@ from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
 from maze.train.runners.env_factory import auto_concurrency, build_vector_env, measure_step_seconds
 from maze.train.runners.run_dir import write_training_summary
 from maze.train.runners.training_runner import TrainingRunner
-from maze.train.trainers.actor_critic.trainer import TRAINING_STATE_FILE
 from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
 from maze.train.trainers.imitation.bc_data import ImitationData
@@ -127,8 +124,7 @@ class BCRunner(TrainingRunner):
             self.run_dir / self.state_dict_dump_file,
             policy,
             dump_interval=self.dump_interval,
-            best_reward=self._input_best_score(),
-            on_improvement=lambda: self.trainer.save_training_state(self.run_dir, self.model_selection.best_reward),
+            best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
         )
         validation = (
             BCValidationEvaluator(self._imitation_data(validation_items, policy, loss), loss)
@@ -145,8 +141,6 @@ class BCRunner(TrainingRunner):
             self.model_selection,
             seed,
         )
-        if self.input_run is not None:
-            self._resume_optimizer()
 
     def build_dataset(self) -> Sequence[SpacesRecord]:
         """The dataset of ``runner.dataset``, converting recorded MazeStates with the training env.
@@ -219,25 +213,6 @@ class BCRunner(TrainingRunner):
         eval_env = build_vector_env(self.env_factory, n_envs, subprocesses)
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         return RolloutEvaluator(eval_env, n_episodes, deterministic=True, seeds=seeds)
-
-    def _input_best_score(self) -> float:
-        """The best score of an ``input_dir`` BC run (-inf for other runs)."""
-        state_file = self.input_run.directory / TRAINING_STATE_FILE if self.input_run else None
-        if state_file is None or not state_file.is_file():
-            return float("-inf")
-        state = yaml.safe_load(state_file.read_text()) or {}
-        return float(state.get("best_score", float("-inf")))
-
-    def _resume_optimizer(self) -> None:
-        self.trainer.best_score = self.model_selection.best_reward
-        optimizer_file = self.input_run.optimizer_file
-        if not optimizer_file.is_file():
-            return
-        try:
-            self.trainer.optimizer.load_state_dict(load_state_dict_file(optimizer_file))
-            print(f"Resumed the optimizer state from {optimizer_file}")
-        except Exception as error:  # a state of other parameters (e.g. an actor-critic's): start fresh
-            print(f"Optimizer state of {optimizer_file} not used ({error}); starting with a fresh optimizer")
 
     def run(self, n_epochs: Optional[int] = None) -> float:
         """Trains and writes ``training_summary.json``.

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 import numpy as np
 import torch
-import yaml
-from maze.env.errors import ConfigurationError
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
 from maze.env.utils.factory import resolve_target
 from maze.perception.agent.torch_policy import TorchPolicy
-from maze.perception.serialization import atomic_write_bytes, check_tensors_only, save_state_dict
-from maze.train.trainers.actor_critic.trainer import OPTIMIZER_FILE, TRAINING_STATE_FILE, TrainingResult
+from maze.train.guards import NonFiniteGuard
+from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
 from maze.train.trainers.imitation.bc_data import ImitationData, NetworkBatch
 from maze.train.trainers.imitation.bc_loss import BCLoss, add_up, record_loss_output
@@ -37,7 +34,7 @@ def build_optimizer(config: Any, parameters: list[torch.nn.Parameter]) -> Any:
     return resolve_target(str(config["_target_"]))(parameters, **arguments)
 
 
-class BCTrainer:
+class BCTrainer(ResumableTrainer):
     """Trains a :class:`TorchPolicy` to reproduce recorded actions (behavioural cloning).
 
     An epoch is one shuffled pass over the training items in minibatches of
@@ -90,11 +87,22 @@ class BCTrainer:
         self._network_parameters = {key: list(network.parameters()) for key, network in policy.networks.items()}
         self.epochs_done = 0
         self.iterations = 0
-        self.best_score = float("-inf")
+        self.best_reward = float("-inf")
         self.samples_trained = 0
+        self.guard = NonFiniteGuard()
+        """Checks the losses and (with the diagnostics) the gradients (runners configure it)."""
+
+    @property
+    def env_steps(self) -> int:
+        """0: BC learns from recorded data only."""
+        return 0
+
+    @env_steps.setter
+    def env_steps(self, value: int) -> None:
+        """BC collects no env steps; a restored count is ignored."""
 
     def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
-        """Trains for ``n_epochs`` epochs (default: the config's).
+        """Trains until ``n_epochs`` epochs are done in total, counting those of a resumed run (default: the config's).
 
         Returns:
             What was achieved (``env_steps`` is 0: BC learns from recorded data only;
@@ -104,8 +112,9 @@ class BCTrainer:
         every = self.config.eval_every_k_iterations
         train_seconds = 0.0
         self.policy.train()
-        for _ in range(limit):
+        while self.epochs_done < limit:
             start = time.perf_counter()
+            self.guard.epoch = self.epochs_done
             for batch in self.data.minibatches(self.config.batch_size, self._generator):
                 self._update(batch)
                 self.iterations += 1
@@ -117,7 +126,8 @@ class BCTrainer:
             self.epochs_done += 1
             if not (every and self.iterations % every == 0):
                 self.evaluate()
-        return TrainingResult(limit, 0, train_seconds, self.best_score, False, f"{limit} epochs done")
+            self.save_training_state()
+        return TrainingResult(self.epochs_done, 0, train_seconds, self.best_reward, False, f"{limit} epochs done")
 
     def evaluate(self) -> float:
         """Writes the ``train`` statistics, evaluates (validation and rollouts) and updates model selection.
@@ -142,7 +152,7 @@ class BCTrainer:
             self.policy.train()
         if self.model_selection is not None:
             self.model_selection.update(score)
-        self.best_score = max(self.best_score, score)
+        self.best_reward = max(self.best_reward, score)
         return score
 
     def _update(self, batch: NetworkBatch) -> None:
@@ -154,41 +164,19 @@ class BCTrainer:
             results[key] = self.loss(rows.actor_id[0], logits, rows.actions, with_metrics=diagnose)
         total = add_up(result.loss for result in results.values())
         self.optimizer.zero_grad()
+        if not self.guard.loss_ok(total, "imitation loss"):
+            return
         total.backward()
+        grad_norms = {key: _norm(self._network_parameters[key], grad=True) for key in results} if diagnose else {}
+        if grad_norms and not self.guard.gradients_ok(math.hypot(*grad_norms.values()), self.policy):
+            self.optimizer.zero_grad()
+            return
         self.optimizer.step()
         for key, result in results.items():
             record_loss_output(self.stats, key, result)
             if diagnose:
-                grad_norm = _norm(self._network_parameters[key], grad=True)
-                self.stats.add(ImitationEvents.policy_grad_norm, grad_norm, step_key=key)
+                self.stats.add(ImitationEvents.policy_grad_norm, grad_norms[key], step_key=key)
             self.samples_trained += len(next(iter(batch[key].actions.values())))
-
-    def save_training_state(self, directory: Union[str, Path], best_score: Optional[float] = None) -> None:
-        """Writes the optimizer state (if it holds tensors only) and the progress next to the best model.
-
-        The score is stored as ``best_score`` (a negative loss, not comparable with env
-        returns), so that an RL trainer warm-started from this run starts its own model
-        selection afresh.
-        """
-        directory = Path(directory)
-        optimizer_state = self.optimizer.state_dict()
-        if _holds_tensors_only(optimizer_state):  # torch.optim states do not: a resume starts a fresh optimizer
-            save_state_dict(optimizer_state, directory / OPTIMIZER_FILE)
-        state = {
-            "best_score": self.best_score if best_score is None else float(best_score),
-            "epochs": self.epochs_done,
-            "iterations": self.iterations,
-            "trainer": type(self).__name__,
-        }
-        atomic_write_bytes(directory / TRAINING_STATE_FILE, yaml.safe_dump(state).encode("utf-8"))
-
-
-def _holds_tensors_only(state: Any) -> bool:
-    try:
-        check_tensors_only(state)
-    except ConfigurationError:
-        return False
-    return True
 
 
 def _norm(parameters: list[torch.nn.Parameter], grad: bool = False) -> float:
