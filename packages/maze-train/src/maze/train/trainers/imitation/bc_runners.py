@@ -67,6 +67,7 @@ class BCRunner(TrainingRunner):
         spaces_config_dump_file: str = SPACES_CONFIG_FILE,
         normalization_samples: int = 1000,
         dump_interval: Optional[int] = None,
+        non_finite: str = "stop",
     ) -> None:
         super().__init__(
             trainer_class,
@@ -75,6 +76,7 @@ class BCRunner(TrainingRunner):
             spaces_config_dump_file=spaces_config_dump_file,
             normalization_samples=normalization_samples,
             dump_interval=dump_interval,
+            non_finite=non_finite,
         )
         self.dataset_config = dict(to_plain_config(dataset) or {})
         self.launch_dir = Path(launch_dir) if launch_dir else None
