@@ -23,7 +23,7 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.utils.finite import NonFiniteValueError, find_non_finite
 from maze.train.event_log import TrainerEventLog
 
-__all__ = ["NON_FINITE_POLICIES", "NonFiniteGuard", "TrainingGuardEvents"]
+__all__ = ["NON_FINITE_POLICIES", "CollectorGuardedTrainer", "NonFiniteGuard", "TrainingGuardEvents"]
 
 NON_FINITE_POLICIES = ("stop", "skip")
 """What a trainer does on a non-finite reward, loss or gradient: stop the run, or skip the update."""
@@ -146,3 +146,31 @@ def _named_parameters(model: Any) -> Iterator[tuple[str, torch.nn.Parameter]]:
                 yield f"{network_name}.{name}", parameter
     else:
         yield from model.named_parameters()
+
+
+class CollectorGuardedTrainer:
+    """Mixin of trainers that collect with a ``RolloutCollector`` (``self.collector``).
+
+    The trainer's ``guard`` and ``env_steps`` are the collector's, so observations, rewards,
+    losses and gradients share one guard and resumes restore the collector's step count.
+    """
+
+    collector: Any
+
+    @property
+    def guard(self) -> NonFiniteGuard:
+        """Checks observations, rewards, losses and gradients (shared with the collector)."""
+        return self.collector.guard
+
+    @guard.setter
+    def guard(self, guard: NonFiniteGuard) -> None:
+        self.collector.guard = guard
+
+    @property
+    def env_steps(self) -> int:
+        """Env steps collected in total (restored when resuming)."""
+        return self.collector.env_steps
+
+    @env_steps.setter
+    def env_steps(self, value: int) -> None:
+        self.collector.env_steps = value

@@ -15,7 +15,7 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
-from maze.train.guards import NonFiniteGuard
+from maze.train.guards import CollectorGuardedTrainer
 from maze.train.optim import Adam
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
@@ -31,7 +31,7 @@ from maze.train.trainers.common.training_state import (
 __all__ = ["ActorCritic", "TrainingResult", "OPTIMIZER_FILE", "TRAINING_STATE_FILE"]
 
 
-class ActorCritic(ResumableTrainer, ABC):
+class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
     """Trains a :class:`TorchActorCritic` on-policy: each update collects a rollout and optimizes on it.
 
     One epoch is ``epoch_length`` updates; after it the ``train`` statistics (env and
@@ -78,24 +78,6 @@ class ActorCritic(ResumableTrainer, ABC):
         self.best_reward = float("-inf")
         self.state_dir: Optional[Path] = None
         """Where the resumable state is written at every epoch end (None: nowhere)."""
-
-    @property
-    def guard(self) -> NonFiniteGuard:
-        """Checks observations, rewards, losses and gradients (shared with the collector)."""
-        return self.collector.guard
-
-    @guard.setter
-    def guard(self, guard: NonFiniteGuard) -> None:
-        self.collector.guard = guard
-
-    @property
-    def env_steps(self) -> int:
-        """Env steps collected in total (restored when resuming)."""
-        return self.collector.env_steps
-
-    @env_steps.setter
-    def env_steps(self, value: int) -> None:
-        self.collector.env_steps = value
 
     # --- the loop --------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.event_log import TrainerEventLog
-from maze.train.guards import NonFiniteGuard
+from maze.train.guards import CollectorGuardedTrainer
 from maze.train.optim import Adam
 from maze.train.replay.replay_buffer import TransitionBatch
 from maze.train.replay.workers import BaseDistributedWorkersWithBuffer
@@ -50,7 +50,7 @@ _STAT_EVENTS = (
 )
 
 
-class SAC(ResumableTrainer):
+class SAC(CollectorGuardedTrainer, ResumableTrainer):
     """Trains a policy and twin Q critics off-policy from a replay buffer filled by workers.
 
     One iteration collects ``rollouts_per_iteration`` rollouts into the buffer and takes
@@ -113,24 +113,6 @@ class SAC(ResumableTrainer):
     def optimizer(self) -> Adam:
         """The policy's optimizer (the critics' and the entropy coefficient's are extra state)."""
         return self.policy_optimizer
-
-    @property
-    def guard(self) -> NonFiniteGuard:
-        """Checks observations, rewards, losses and gradients (shared with the collector)."""
-        return self.collector.guard
-
-    @guard.setter
-    def guard(self, guard: NonFiniteGuard) -> None:
-        self.collector.guard = guard
-
-    @property
-    def env_steps(self) -> int:
-        """Env steps collected in total (restored when resuming)."""
-        return self.collector.env_steps
-
-    @env_steps.setter
-    def env_steps(self, value: int) -> None:
-        self.collector.env_steps = value
 
     @property
     def collector(self) -> Any:
