@@ -3,11 +3,47 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any, Optional, Union
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 
-__all__ = ["prepare_config", "maze_run"]
+__all__ = ["prepare_config", "maze_run", "drop_replaced_group_keys"]
+
+REPLACEABLE_GROUPS = ("env", "policy")
+"""Groups whose ``_target_`` may be replaced on the command line, dropping the group file's other keys."""
+
+
+def drop_replaced_group_keys(cfg: DictConfig, overrides: Sequence[str]) -> list[str]:
+    """Drops the keys a group file set when the command line replaced the group's ``_target_``.
+
+    ``env._target_=my_project.make_env`` on top of the default ``env: gym_env`` would pass
+    ``name`` and ``render_mode`` to ``make_env``. With a replaced ``_target_`` only the keys
+    given on the command line (``env.<key>=...``) stay. Applies to :data:`REPLACEABLE_GROUPS`.
+
+    Args:
+        cfg: The composed config; changed in place.
+        overrides: The command-line overrides (Hydra's ``overrides.task``).
+
+    Returns:
+        The dropped keys as dotted paths, e.g. ``["env.name", "env.render_mode"]``.
+    """
+    given: dict[str, set[str]] = {}
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        group, _, rest = key.partition(".")
+        if group in REPLACEABLE_GROUPS and rest:
+            given.setdefault(group, set()).add(rest.split(".", 1)[0])
+    dropped: list[str] = []
+    for group, keys in given.items():
+        node = cfg.get(group)
+        if "_target_" not in keys or not isinstance(node, DictConfig):
+            continue
+        with open_dict(node):
+            for key in [key for key in node if key not in keys]:
+                del node[key]
+                dropped.append(f"{group}.{key}")
+    return dropped
 
 
 def prepare_config(cfg: DictConfig, base_dir: Union[str, os.PathLike]) -> DictConfig:
