@@ -89,7 +89,7 @@ PACKAGES: tuple[Package, ...] = (
         "maze-train",
         leaves=("train",),
         internal_deps=("maze-perception", "maze-rollout", "maze-viz"),
-        third_party=("tensorboard", "ray"),
+        third_party=("tensorboard", "ray", "tqdm"),
     ),
     Package("maze-rl", leaves=("rl", "conf"), internal_deps=("maze-train", "maze-deploy"), third_party=("hydra",)),
 )
