@@ -87,7 +87,8 @@ class ACRunner(TrainingRunner):
             result = self.trainer.train(n_epochs)
             summary = write_training_summary(self.run_dir, result)
             print(
-                f"Training stopped: {result.stop_reason}. {result.env_steps} env steps in {result.train_seconds:.1f}s "
+                f"Training stopped: {result.stop_reason}. {result.env_steps} env steps ({result.sub_steps} sub-steps) "
+                f"in {result.train_seconds:.1f}s "
                 f"of training; best evaluation score {result.best_reward:.3f}. Outputs: {self.run_dir} ({summary.name})"
             )
             return result.best_reward
