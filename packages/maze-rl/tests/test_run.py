@@ -39,3 +39,22 @@ def test_maze_run_names_unknown_runners_and_missing_runner_configs() -> None:
         maze_run(OmegaConf.create({"runner": {"_target_": "maze.rollout.NoSuchRunner"}}))
     with pytest.raises(ConfigurationError, match="no `runner`"):
         maze_run(OmegaConf.create({"env": {}}))
+
+
+def test_a_target_on_the_command_line_drops_the_group_files_other_keys() -> None:
+    from maze.rl.run import drop_replaced_group_keys
+
+    cfg = OmegaConf.create(
+        {"env": {"_target_": "my.make_env", "name": "CartPole-v1", "render_mode": None, "size": 3}, "runner": {"a": 1}}
+    )
+    dropped = drop_replaced_group_keys(cfg, ["env._target_=my.make_env", "+env.size=3", "runner.a=1"])
+    assert dropped == ["env.name", "env.render_mode"]
+    assert OmegaConf.to_container(cfg) == {"env": {"_target_": "my.make_env", "size": 3}, "runner": {"a": 1}}
+
+
+def test_overrides_of_other_keys_keep_the_group_file() -> None:
+    from maze.rl.run import drop_replaced_group_keys
+
+    cfg = OmegaConf.create({"env": {"_target_": "gym", "name": "CartPole-v1"}, "runner": {"_target_": "x", "n": 1}})
+    assert drop_replaced_group_keys(cfg, ["env.name=Acrobot-v1", "runner._target_=y"]) == []
+    assert set(cfg.env) == {"_target_", "name"} and set(cfg.runner) == {"_target_", "n"}
