@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 
 from maze.deploy import AgentDeployment
-
 from sorting import SortingCoreEnv
 
 

@@ -56,7 +56,9 @@ def guide_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[subp
         result = subprocess.run(
             ["bash", "-c", command], cwd=folder, env=user_shell_env(), capture_output=True, text=True, timeout=300
         )
-        assert result.returncode == 0, f"{command}\nexit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        assert result.returncode == 0, (
+            f"{command}\nexit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
         assert "Traceback" not in result.stderr, result.stderr
         results.append(result)
     return folder, results
@@ -99,7 +101,9 @@ def test_a_target_given_on_the_command_line_drops_the_default_groups_keys(tmp_pa
         "wrappers=sorting algorithm.n_epochs=1 algorithm.epoch_length=1 algorithm.n_rollout_steps=5 "
         "algorithm.rollout_evaluator.n_episodes=1 runner.concurrency=1 runner.progress=off hydra.run.dir=outputs/own"
     )
-    result = subprocess.run(["bash", "-c", command], cwd=folder, env=user_shell_env(), capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        ["bash", "-c", command], cwd=folder, env=user_shell_env(), capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "dropped env.name, env.render_mode" in result.stdout
     assert not EPOCH_LINE.search(result.stdout)  # runner.progress=off: quiet
@@ -109,7 +113,9 @@ def test_a_target_given_on_the_command_line_drops_the_default_groups_keys(tmp_pa
 
 def test_an_unknown_module_names_where_it_looked(tmp_path: Path) -> None:
     command = "maze-run -cn conf_train algorithm=ppo env._target_=sortng.make_sorting_env hydra.run.dir=outputs/typo"
-    result = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=user_shell_env(), capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        ["bash", "-c", command], cwd=tmp_path, env=user_shell_env(), capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 1
     assert "no module 'sortng' is installed or on the import path" in result.stderr
     assert repr(str(tmp_path)) in result.stderr  # the start directory is searched first

@@ -217,6 +217,8 @@ class SortingEnv(MazeEnv[SortingCoreEnv]):
         )
 
 
-def make_sorting_env(n_bins: int = 3, maintenance_probability: float = 0.3, fragile_probability: float = 0.5) -> SortingEnv:
+def make_sorting_env(
+    n_bins: int = 3, maintenance_probability: float = 0.3, fragile_probability: float = 0.5
+) -> SortingEnv:
     """The factory ``conf/env/sorting.yaml`` names (arguments as for :class:`SortingCoreEnv`)."""
     return SortingEnv(SortingCoreEnv(n_bins, maintenance_probability, fragile_probability))

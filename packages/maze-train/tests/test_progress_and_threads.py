@@ -32,7 +32,9 @@ def test_bars_are_drawn_only_when_live() -> None:
 
 
 def test_unknown_progress_mode_is_one_clear_error() -> None:
-    with pytest.raises(ConfigurationError, match=r"runner.progress='loud' is not one of \['auto', 'bar', 'epoch', 'off'\]"):
+    with pytest.raises(
+        ConfigurationError, match=r"runner.progress='loud' is not one of \['auto', 'bar', 'epoch', 'off'\]"
+    ):
         TrainingProgress("loud")
 
 

@@ -27,4 +27,3 @@ def test_masks_that_do_not_fit_the_head_are_ignored() -> None:
     policy = RandomPolicy(SPACES, seed=0)
     observation = {"piece_mask": np.ones((2, 5), dtype=np.float32)}  # batched: not a mask of one observation
     assert len({int(policy.compute_action(observation, actor_id=ACTOR)["piece"]) for _ in range(200)}) == 5
-

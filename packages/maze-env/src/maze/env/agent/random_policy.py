@@ -11,7 +11,6 @@ import copy
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
-
 from gymnasium import spaces
 from maze.env.agent.policy import Policy
 from maze.env.core.actor import ActorID, StepKeyType

@@ -144,7 +144,9 @@ class ActorCritic(ResumableTrainer, ABC):
                 reason = f"no improvement for {stale} epochs (patience {self.config.patience})"
                 break
         sub_steps = self.env_steps * self.collector.n_slots
-        return TrainingResult(self.epochs_done, self.env_steps, train_seconds, self.best_reward, solved, reason, sub_steps)
+        return TrainingResult(
+            self.epochs_done, self.env_steps, train_seconds, self.best_reward, solved, reason, sub_steps
+        )
 
     def evaluate(self) -> float:
         """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
