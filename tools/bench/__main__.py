@@ -66,7 +66,7 @@ def main() -> None:
     if args.only in (None, TRAIN):
         train_bench.main(args.quick, tuple(args.maze_override))
     if args.only in (None, BUSY):
-        busy_bench.main(rounds=1 if args.quick else 3, write=not args.quick)
+        busy_bench.main(rounds=1, write=not args.quick)
     if args.quick:
         print("\n--quick: results not written (figures too noisy to keep)")
 
