@@ -134,7 +134,7 @@ def _run_job(cfg: Any, failures: list[str]) -> Optional[float]:
 
 
 def _drop_replaced_group_keys(cfg: Any, hydra_config: Any) -> None:
-    """Drops a group file's keys where the command line replaced its ``_target_``, says so, updates ``.hydra/``.
+    """Drops a group file's keys that a ``_target_`` from the command line does not take, says so, updates ``.hydra/``.
 
     See :func:`maze.rl.run.drop_replaced_group_keys`; the run directory's ``.hydra/config.yaml``
     is rewritten so that it records the config that ran (deployment and rollouts read it).
@@ -146,8 +146,8 @@ def _drop_replaced_group_keys(cfg: Any, hydra_config: Any) -> None:
     if not dropped:
         return
     print(
-        f"Note: the _target_ given on the command line replaces its group's config file; dropped {', '.join(dropped)} "
-        "(pass the new target's arguments as <group>.<key>=..., or +<group>.<key>=... for new keys)"
+        f"Note: dropped {', '.join(dropped)} of the group's config file: the _target_ given on the command line "
+        "does not take them (pass its arguments as <group>.<key>=..., or +<group>.<key>=... for new keys)"
     )
     if hydra_config.output_subdir is not None:
         path = os.path.join(hydra_config.runtime.output_dir, hydra_config.output_subdir, "config.yaml")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Sequence
 from typing import Any, Optional, Union
@@ -11,15 +12,17 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 __all__ = ["prepare_config", "maze_run", "drop_replaced_group_keys"]
 
 REPLACEABLE_GROUPS = ("env", "policy")
-"""Groups whose ``_target_`` may be replaced on the command line, dropping the group file's other keys."""
+"""Groups whose ``_target_`` may be replaced on the command line on top of a group file."""
 
 
 def drop_replaced_group_keys(cfg: DictConfig, overrides: Sequence[str]) -> list[str]:
-    """Drops the keys a group file set when the command line replaced the group's ``_target_``.
+    """Drops a group file's keys that a ``_target_`` given on the command line does not take.
 
     ``env._target_=my_project.make_env`` on top of the default ``env: gym_env`` would pass
-    ``name`` and ``render_mode`` to ``make_env``. With a replaced ``_target_`` only the keys
-    given on the command line (``env.<key>=...``) stay. Applies to :data:`REPLACEABLE_GROUPS`.
+    ``name`` and ``render_mode`` to ``make_env``. Keys the new target does not accept (by its
+    signature) are dropped; keys it accepts, keys given on the command line and everything
+    of a target with ``**kwargs`` stay. A target that cannot be imported is left to the
+    factory's error. Applies to :data:`REPLACEABLE_GROUPS`.
 
     Args:
         cfg: The composed config; changed in place.
@@ -39,11 +42,29 @@ def drop_replaced_group_keys(cfg: DictConfig, overrides: Sequence[str]) -> list[
         node = cfg.get(group)
         if "_target_" not in keys or not isinstance(node, DictConfig):
             continue
+        accepted = _accepted_arguments(node.get("_target_"))
+        if accepted is None:
+            continue
         with open_dict(node):
-            for key in [key for key in node if key not in keys]:
+            for key in [key for key in node if key not in keys and key != "_target_" and key not in accepted]:
                 del node[key]
                 dropped.append(f"{group}.{key}")
     return dropped
+
+
+def _accepted_arguments(target: Any) -> Optional[set[str]]:
+    """The keyword arguments ``target`` takes; None when it takes any (``**kwargs``) or cannot be inspected."""
+    from maze.env.errors import ConfigurationError
+    from maze.env.utils.factory import resolve_target
+
+    try:
+        resolved = resolve_target(str(target))
+        parameters = inspect.signature(resolved).parameters.values()
+    except (ConfigurationError, ImportError, TypeError, ValueError):
+        return None
+    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+        return None
+    return {parameter.name for parameter in parameters}
 
 
 def prepare_config(cfg: DictConfig, base_dir: Union[str, os.PathLike]) -> DictConfig:
