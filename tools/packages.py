@@ -92,7 +92,7 @@ PACKAGES: tuple[Package, ...] = (
         "maze-train",
         leaves=("train",),
         internal_deps=("maze-perception", "maze-rollout", "maze-viz"),
-        third_party=("tensorboard", "ray"),
+        third_party=("tensorboard", "ray", "tqdm"),
     ),
     Package(
         "maze-rl",

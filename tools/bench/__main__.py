@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from . import (
     bc_bench,
+    busy_bench,
     deploy_bench,
     env_layer,
     es_bench,
@@ -54,6 +55,7 @@ TRAIN = "train"
 """Time to solve against SB3 (subprocess runs with their own tables; takes the --maze-override options)."""
 
 STANDALONE: dict[str, Callable[[bool], None]] = {
+    "busy": busy_bench.main,  # PPO epoch time idle vs two CPU-bound background processes, maze vs SB3
     "deploy": deploy_bench.main,  # act latency against the bare policy
     "es": es_bench.main,  # ES time-to-solve against sb3-contrib ARS
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another

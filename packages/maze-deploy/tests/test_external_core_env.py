@@ -100,3 +100,21 @@ def test_multi_step_env_matches_a_direct_rollout(recorder: RecordingWriter) -> N
     assert len(maze_actions) == len(expected) and all(map(same_maze_action, maze_actions, expected))
     # rewards are summed per env step: the deployment counted the same env steps as the direct rollout
     assert recorder.values("deployment", "BaseEnvEvents", "reward", "total_step_count") == [env_steps]
+
+
+def test_sub_steps_with_different_action_spaces_convert_with_the_acting_sub_step() -> None:
+    """Select-then-cut: the pending selection is converted as a selection although the cutter acts next."""
+    from maze.env.examples.cutting_2d.maze_action import Cutting2DMazeAction, Cutting2DPieceSelection
+    from maze.env.examples.cutting_2d.struct_env_masked import masked_struct_env_factory
+
+    simulation = masked_struct_env_factory().core_env
+    deployed_env = masked_struct_env_factory()
+    agent = AgentDeployment(policy=RandomPolicy(deployed_env.action_spaces_dict, seed=2), env=deployed_env)
+    maze_state, info = simulation.reset(seed=0)
+    reward, kinds = 0.0, []
+    for _ in range(10):
+        maze_action = agent.act(maze_state, reward, info=info, actor_id=simulation.actor_id())
+        kinds.append(type(maze_action))
+        maze_state, reward, _, _, info = simulation.step(maze_action)
+    agent.close(maze_state, reward, truncated=True)
+    assert kinds == [Cutting2DPieceSelection, Cutting2DMazeAction] * 5

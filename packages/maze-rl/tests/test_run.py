@@ -39,3 +39,29 @@ def test_maze_run_names_unknown_runners_and_missing_runner_configs() -> None:
         maze_run(OmegaConf.create({"runner": {"_target_": "maze.rollout.NoSuchRunner"}}))
     with pytest.raises(ConfigurationError, match="no `runner`"):
         maze_run(OmegaConf.create({"env": {}}))
+
+
+STRUCT_FACTORY = "maze.env.examples.cutting_2d.struct_env.struct_env_factory"
+GYM_FACTORY = "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env"
+
+
+def test_a_target_on_the_command_line_drops_the_keys_it_does_not_take() -> None:
+    from maze.rl.run import drop_replaced_group_keys
+
+    cfg = OmegaConf.create(
+        {"env": {"_target_": STRUCT_FACTORY, "name": "CartPole-v1", "render_mode": None, "max_pieces_in_inventory": 3}}
+    )
+    overrides = [f"env._target_={STRUCT_FACTORY}", "+env.max_pieces_in_inventory=3"]
+    assert drop_replaced_group_keys(cfg, overrides) == ["env.name", "env.render_mode"]
+    assert OmegaConf.to_container(cfg) == {"env": {"_target_": STRUCT_FACTORY, "max_pieces_in_inventory": 3}}
+
+
+def test_keys_the_new_target_takes_stay_and_other_overrides_keep_the_group_file() -> None:
+    from maze.rl.run import drop_replaced_group_keys
+
+    cfg = OmegaConf.create({"env": {"_target_": GYM_FACTORY, "name": "CartPole-v1", "render_mode": None}})
+    assert drop_replaced_group_keys(cfg, [f"env._target_={GYM_FACTORY}"]) == []  # it takes name and render_mode
+    assert drop_replaced_group_keys(cfg, ["env.name=Acrobot-v1"]) == []
+    cfg = OmegaConf.create({"env": {"_target_": "no_such_module.make", "name": "x"}})
+    assert drop_replaced_group_keys(cfg, ["env._target_=no_such_module.make"]) == []  # left to the factory's error
+    assert set(cfg.env) == {"_target_", "name"}

@@ -43,6 +43,7 @@ VECTOR_OBS_WRAPPERS = {
 """The ``wrappers=vector_obs`` config of maze-rl (maze-rl is no dependency of maze-train)."""
 SUMMARY_KEYS = {
     "env_steps",
+    "sub_steps",
     "train_seconds",
     "env_steps_per_second",
     "best_eval_reward",
@@ -137,6 +138,7 @@ def test_dev_runner_writes_the_run_directory(ppo_run: Path) -> None:
     summary = json.loads((ppo_run / "training_summary.json").read_text())
     assert set(summary) == SUMMARY_KEYS
     assert (summary["env_steps"], summary["epochs"], summary["solved"]) == (ENV_STEPS, 1, False)
+    assert summary["sub_steps"] == ENV_STEPS  # CartPole: one sub-step per env step
     assert summary["best_eval_reward"] > 0
     state = yaml.safe_load((ppo_run / "training_state.yaml").read_text())
     assert {key: state[key] for key in ("epochs", "env_steps", "trainer")} == {

@@ -75,6 +75,14 @@ def test_value_formats():
     assert format_stats_value("text") == "text"
 
 
+def test_small_values_keep_their_significant_digits():
+    assert format_stats_value(2.5e-4) == "2.500e-04"  # a learning rate, not 0.000
+    assert format_stats_value(np.float32(-0.0042)) == "-4.200e-03"
+    assert format_stats_value(0.0) == "0.000"
+    assert format_stats_value(0.01) == "0.010"
+    assert format_stats_value(-186.45) == "-186.450"
+
+
 def test_file_writer_appends_the_same_rows(tmp_path):
     writer = LogStatsWriterFile(tmp_path / "logs")
     writer.write("train", 12, CRAFTED_STATS)

@@ -51,6 +51,7 @@ class ExternalCoreEnv(CoreEnv):
         self._round_start: Optional[ActorID] = None if counts == {first_key: 1} else ActorID(first_key, 0)
         self._maze_state: Any = None
         self._actor: ActorID = _FLAT_ACTOR
+        self._next_actor: ActorID = _FLAT_ACTOR
         self._step_result: tuple[Any, Any, bool, bool, dict] = (None, 0.0, False, False, {})
         self._events: Iterable[EventRecord] = ()
         self._expected: Any = _NOTHING
@@ -79,7 +80,8 @@ class ExternalCoreEnv(CoreEnv):
             events: Events the external env fired during that step; they join the step's events.
         """
         self._maze_state = maze_state
-        self._actor = _FLAT_ACTOR if actor_id is None else actor_id
+        # The actor of the pending step keeps acting until step() executes its MazeAction.
+        self._next_actor = _FLAT_ACTOR if actor_id is None else actor_id
         self._step_result = (maze_state, reward, terminated, truncated, info)
         self._events = () if events is None else events
 
@@ -113,6 +115,7 @@ class ExternalCoreEnv(CoreEnv):
             notify = self.context.event_service.notify_event
             for event in self._events:
                 notify(event)
+        self._actor = self._next_actor
         if self._round_start is not None and self._actor == self._round_start:
             self.context.increment_env_step()
         return self._step_result
@@ -120,6 +123,7 @@ class ExternalCoreEnv(CoreEnv):
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[Any, dict]:
         """Returns the supplied MazeState and info (the external env started an episode there)."""
         self._expected = _NOTHING
+        self._actor = self._next_actor
         return self._maze_state, self._step_result[4]
 
     def get_maze_state(self) -> Any:
@@ -127,7 +131,11 @@ class ExternalCoreEnv(CoreEnv):
         return self._maze_state
 
     def actor_id(self) -> ActorID:
-        """The supplied actor (``ActorID(0, 0)`` unless the caller named one)."""
+        """The supplied actor (``ActorID(0, 0)`` unless the caller named one).
+
+        Until ``step()`` has executed the pending MazeAction this is the actor that chose it,
+        so the MazeEnv converts that action with its own sub-step's action conversion.
+        """
         return self._actor
 
     @property

@@ -12,6 +12,9 @@ command-line errors as one message (with "did you mean" suggestions), and
 :class:`~maze.env.errors.MazeError` s raised by the job as ``Error: <message>``. Other
 exceptions keep their traceback. The exit code is 1 whenever a job or the composition
 failed. ``HYDRA_FULL_ERROR=1`` shows Hydra's complete stack traces instead.
+
+Like ``python -m``, ``maze-run`` puts the directory it was started in on the import path,
+so configs can name ``_target_`` s of a project next to them (``_target_: my_env.make_env``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from typing import Any, Optional
 
 from maze.env.errors import MazeError
 
-__all__ = ["CONFIG_PATH", "DEFAULT_CONFIG_NAME", "JobFailedError", "describe_error", "main"]
+__all__ = [
+    "CONFIG_PATH",
+    "DEFAULT_CONFIG_NAME",
+    "JobFailedError",
+    "describe_error",
+    "main",
+    "put_start_directory_on_import_path",
+]
 
 CONFIG_PATH = "pkg://maze.conf"
 """Where Hydra finds the root configs and config groups."""
@@ -47,6 +57,7 @@ def main() -> None:
     from maze.rl.run_dir_guard import RunDirRefused
 
     failures: list[str] = []
+    put_start_directory_on_import_path()
 
     def job(cfg: Any) -> Optional[float]:
         return _run_job(cfg, failures)
@@ -82,6 +93,17 @@ def main() -> None:
         sys.exit(1)
 
 
+def put_start_directory_on_import_path() -> None:
+    """Puts the directory ``maze-run`` was started in first on ``sys.path`` (as ``python -m`` does).
+
+    Jobs run inside their run directory, so ``_target_: my_project.make_env`` must be found
+    from where the user started. Worker processes (forkserver, spawn) inherit ``sys.path``.
+    """
+    start = os.path.abspath(os.getcwd())
+    if start not in (os.path.abspath(entry or os.curdir) for entry in sys.path if entry):
+        sys.path.insert(0, start)
+
+
 def _run_job(cfg: Any, failures: list[str]) -> Optional[float]:
     """The Hydra task: runs one job in its run directory and reports its errors.
 
@@ -99,6 +121,7 @@ def _run_job(cfg: Any, failures: list[str]) -> Optional[float]:
     with tee_output_to_job_log(hydra_config.runtime.output_dir):
         try:
             print(f"maze-run {shlex.join(sys.argv[1:])}")
+            _drop_replaced_group_keys(cfg, hydra_config)
             cfg = prepare_config(cfg, get_original_cwd())
             print(OmegaConf.to_yaml(cfg), flush=True)
             return maze_run(cfg)
@@ -108,6 +131,28 @@ def _run_job(cfg: Any, failures: list[str]) -> Optional[float]:
                 raise JobFailedError(str(error)) from None
             failures.append(str(error))
             return None
+
+
+def _drop_replaced_group_keys(cfg: Any, hydra_config: Any) -> None:
+    """Drops a group file's keys that a ``_target_`` from the command line does not take, says so, updates ``.hydra/``.
+
+    See :func:`maze.rl.run.drop_replaced_group_keys`; the run directory's ``.hydra/config.yaml``
+    is rewritten so that it records the config that ran (deployment and rollouts read it).
+    """
+    from maze.rl.run import drop_replaced_group_keys
+    from omegaconf import OmegaConf
+
+    dropped = drop_replaced_group_keys(cfg, hydra_config.overrides.task)
+    if not dropped:
+        return
+    print(
+        f"Note: dropped {', '.join(dropped)} of the group's config file: the _target_ given on the command line "
+        "does not take them (pass its arguments as <group>.<key>=..., or +<group>.<key>=... for new keys)"
+    )
+    if hydra_config.output_subdir is not None:
+        path = os.path.join(hydra_config.runtime.output_dir, hydra_config.output_subdir, "config.yaml")
+        if os.path.isfile(path):
+            OmegaConf.save(cfg, path)
 
 
 def _report_job_error(error: Exception) -> None:

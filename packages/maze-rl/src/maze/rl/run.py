@@ -2,12 +2,69 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+from collections.abc import Sequence
 from typing import Any, Optional, Union
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 
-__all__ = ["build_runner", "prepare_config", "maze_run"]
+__all__ = ["build_runner", "prepare_config", "maze_run", "drop_replaced_group_keys"]
+
+REPLACEABLE_GROUPS = ("env", "policy")
+"""Groups whose ``_target_`` may be replaced on the command line on top of a group file."""
+
+
+def drop_replaced_group_keys(cfg: DictConfig, overrides: Sequence[str]) -> list[str]:
+    """Drops a group file's keys that a ``_target_`` given on the command line does not take.
+
+    ``env._target_=my_project.make_env`` on top of the default ``env: gym_env`` would pass
+    ``name`` and ``render_mode`` to ``make_env``. Keys the new target does not accept (by its
+    signature) are dropped; keys it accepts, keys given on the command line and everything
+    of a target with ``**kwargs`` stay. A target that cannot be imported is left to the
+    factory's error. Applies to :data:`REPLACEABLE_GROUPS`.
+
+    Args:
+        cfg: The composed config; changed in place.
+        overrides: The command-line overrides (Hydra's ``overrides.task``).
+
+    Returns:
+        The dropped keys as dotted paths, e.g. ``["env.name", "env.render_mode"]``.
+    """
+    given: dict[str, set[str]] = {}
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        group, _, rest = key.partition(".")
+        if group in REPLACEABLE_GROUPS and rest:
+            given.setdefault(group, set()).add(rest.split(".", 1)[0])
+    dropped: list[str] = []
+    for group, keys in given.items():
+        node = cfg.get(group)
+        if "_target_" not in keys or not isinstance(node, DictConfig):
+            continue
+        accepted = _accepted_arguments(node.get("_target_"))
+        if accepted is None:
+            continue
+        with open_dict(node):
+            for key in [key for key in node if key not in keys and key != "_target_" and key not in accepted]:
+                del node[key]
+                dropped.append(f"{group}.{key}")
+    return dropped
+
+
+def _accepted_arguments(target: Any) -> Optional[set[str]]:
+    """The keyword arguments ``target`` takes; None when it takes any (``**kwargs``) or cannot be inspected."""
+    from maze.env.errors import ConfigurationError
+    from maze.env.utils.factory import resolve_target
+
+    try:
+        resolved = resolve_target(str(target))
+        parameters = inspect.signature(resolved).parameters.values()
+    except (ConfigurationError, ImportError, TypeError, ValueError):
+        return None
+    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+        return None
+    return {parameter.name for parameter in parameters}
 
 
 def prepare_config(cfg: DictConfig, base_dir: Union[str, os.PathLike]) -> DictConfig:

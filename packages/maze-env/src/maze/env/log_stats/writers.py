@@ -13,7 +13,8 @@ The console table (one block per ``write`` call)::
   topic class, the event and the statistic's label (name and group values joined by
   ``/``), each in a 22-character column: shorter tokens are padded, longer ones cut to 20
   characters plus ``..``. An empty label column is filled with ``·``.
-* ``value``: right-aligned in 20 characters; numbers with 3 decimals, lists and arrays as
+* ``value``: right-aligned in 20 characters; numbers with 3 decimals (non-zero magnitudes
+  below 0.01 in scientific format, e.g. ``2.500e-04``, so small values keep their digits), lists and arrays as
   ``[len:N, μ:X]`` (X: the mean of all entries, 1 decimal; ``[len:N]`` when the entries
   are no numbers), anything else as ``str``.
 """
@@ -40,6 +41,9 @@ _COLUMN = 22
 """Width of the topic, event and label columns (20 characters of text plus 2 of padding)."""
 
 _VALUE_WIDTH = 20
+
+SCIENTIFIC_BELOW = 0.01
+"""Non-zero numbers smaller than this in magnitude are shown in scientific format (``2.500e-04``)."""
 _MIN_PREFIX_WIDTH = 10
 
 
@@ -55,11 +59,14 @@ class LogStatsWriter(ABC):
 
 
 def format_stats_value(value: LogStatsValue) -> str:
-    """A statistic as the console shows it: ``-0.016``, ``[len:15, μ:82.3]`` or ``str(value)``."""
+    """A statistic as the console shows it: ``-0.016``, ``2.500e-04``, ``[len:15, μ:82.3]`` or ``str(value)``."""
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, (Number, np.number)) or (isinstance(value, np.ndarray) and value.ndim == 0):
-        return f"{float(value):.3f}"
+        number = float(value)
+        if number != 0 and abs(number) < SCIENTIFIC_BELOW:  # keep the significant digits of small values
+            return f"{number:.3e}"
+        return f"{number:.3f}"
     if isinstance(value, (list, tuple, np.ndarray)):
         try:
             flat = np.concatenate([np.ravel(np.asarray(entry, dtype=np.float64)) for entry in value] or [np.zeros(0)])

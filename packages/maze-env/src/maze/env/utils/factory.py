@@ -11,7 +11,9 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import os
 import pkgutil
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar, Union
 
@@ -82,7 +84,11 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
                 ) from error
             index -= 1
     if module is None:
-        raise ConfigurationError(f"unknown _target_ {path!r}: no module {parts[0]!r} is installed. Check the spelling")
+        raise ConfigurationError(
+            f"unknown _target_ {path!r}: no module {parts[0]!r} is installed or on the import path "
+            f"(looked in {_import_path_summary()}). Check the spelling; for your own code, start in the directory "
+            "that holds it (maze-run puts it on the import path), install it, or add it to PYTHONPATH"
+        )
     target: Any = module
     for position in range(index, len(parts)):
         name = parts[position]
@@ -93,6 +99,13 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
         target = getattr(target, name)
     check_trusted_target(path, target)
     return target
+
+
+def _import_path_summary(limit: int = 4) -> str:
+    """The first entries of ``sys.path`` for messages (an empty entry, the current directory, spelled out)."""
+    entries = [entry or os.getcwd() for entry in sys.path]
+    shown = ", ".join(repr(entry) for entry in entries[:limit])
+    return shown + (f" and {len(entries) - limit} more" if len(entries) > limit else "")
 
 
 def _short_names(module: Any) -> list[str]:

@@ -14,6 +14,7 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.vector.vector_env import StructuredVectorEnv
+from maze.train.progress import TrainingProgress
 
 __all__ = ["Evaluator", "RolloutEvaluator"]
 
@@ -64,6 +65,8 @@ class RolloutEvaluator(Evaluator):
         self.seeds = None if seeds is None else list(seeds)
         self.logging_prefix = logging_prefix
         self.last_stats: LogStats = {}
+        self.progress: Optional[TrainingProgress] = None
+        """Shows the evaluation's episodes as they finish (set by the training runner)."""
 
     def evaluate(self, policy: Any) -> float:
         """Runs the episodes, writes their statistics and updates model selection.
@@ -77,10 +80,14 @@ class RolloutEvaluator(Evaluator):
         observation, _ = env.reset(seed=self.seeds)
         env.call("clear_epoch_stats")  # drops episodes the reset cut short
         finished = np.zeros(env.n_envs, dtype=int)
+        progress = (self.progress or TrainingProgress("off")).bar("evaluation", self.n_episodes, "episodes")
         while (finished < quotas).any():
             action = policy.compute_action(observation, actor_id=env.actor_ids()[0], deterministic=self.deterministic)
             observation, _, terminated, truncated, _ = env.step(action)
+            done_before = np.minimum(finished, quotas).sum()
             finished += terminated | truncated
+            progress.update(int(np.minimum(finished, quotas).sum() - done_before))
+        progress.close()
         aggregator = LogStatsAggregator()
         for quota, batch in zip(quotas, env.call("take_episode_stats"), strict=True):
             aggregator.add_episode_stats(EpisodeStatsBatch(events=batch.events, episodes=batch.episodes[:quota]))

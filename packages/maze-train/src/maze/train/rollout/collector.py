@@ -15,7 +15,7 @@ entropies are not computed here: trainers compute them for the whole rollout at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 from maze.env.core.actor import ActorID
@@ -110,6 +110,8 @@ class RolloutCollector:
         """Env steps of all envs collected so far (sub-steps of one env step count once)."""
         self.guard = NonFiniteGuard()
         """Checks every observation before the policy acts on it (the trainer shares its guard)."""
+        self.on_env_steps: Optional[Callable[[int], None]] = None
+        """Called with ``N`` after every env step of the ``N`` envs (e.g. a progress bar's ``update``)."""
 
     def collect(self, policy: Any) -> RolloutBatch:
         """Runs ``T`` env steps in every env with ``policy`` sampling actions.
@@ -150,6 +152,8 @@ class RolloutCollector:
                     final_observations.extend(
                         (call, index, infos[index]["final_observation"]) for index in cut.nonzero()[0]
                     )
+            if self.on_env_steps is not None:
+                self.on_env_steps(self.env.n_envs)
         self._observation = self._copy(observation)
         self.env_steps += self.n_steps * self.env.n_envs
         batch = RolloutBatch(

@@ -15,7 +15,8 @@ from maze.train.trainers.common.training_state import TRAINING_STATE_FILE, Train
 __all__ = ["InputRun", "SUMMARY_FILE", "write_training_summary"]
 
 SUMMARY_FILE = "training_summary.json"
-"""Written at the end of a training run: env steps, time, throughput, best score, solved."""
+"""Written at the end of a training run: env steps (every actor of an env step acted once), sub-steps (null where a
+trainer does not count them), time, throughput, best score, solved."""
 
 
 @dataclass
@@ -69,6 +70,7 @@ def write_training_summary(directory: Path, result: TrainingResult) -> Path:
     """Writes :data:`SUMMARY_FILE` (JSON) for tools and benchmarks; returns its path."""
     summary = {
         "env_steps": result.env_steps,
+        "sub_steps": result.sub_steps,
         "train_seconds": round(result.train_seconds, 4),
         "env_steps_per_second": round(result.env_steps / result.train_seconds, 1) if result.train_seconds else 0.0,
         "best_eval_reward": result.best_reward if result.best_reward != float("-inf") else None,

@@ -29,6 +29,8 @@ from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
 from maze.rollout.runner import Runner
 from maze.train.guards import NonFiniteGuard
+from maze.train.progress import TrainingProgress
+from maze.train.runners.cpu_threads import apply_cpu_threads
 from maze.train.runners.env_factory import EnvFactory
 from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import InputRun, write_training_summary
@@ -57,6 +59,9 @@ class TrainingRunner(Runner):
         dump_interval: Also save the current model every this many epochs (None: never).
         non_finite: On a non-finite reward, loss or gradient: ``stop`` the run (default) or
             ``skip`` the update and count it in the statistics (see :mod:`maze.train.guards`).
+        cpu_threads: Intra-op torch threads of this process and of every env worker started
+            by it (see :mod:`maze.train.runners.cpu_threads`; None: torch's default).
+        progress: ``auto``, ``bar``, ``epoch`` or ``off`` (see :mod:`maze.train.progress`).
     """
 
     def __init__(
@@ -69,6 +74,8 @@ class TrainingRunner(Runner):
         normalization_samples: int = 1000,
         dump_interval: Optional[int] = None,
         non_finite: str = "stop",
+        cpu_threads: Optional[int] = 1,
+        progress: str = "auto",
     ) -> None:
         self.trainer_class = resolve_target(trainer_class) if isinstance(trainer_class, str) else trainer_class
         self.concurrency = concurrency
@@ -78,6 +85,8 @@ class TrainingRunner(Runner):
         self.normalization_samples = normalization_samples
         self.dump_interval = dump_interval
         self.guard = NonFiniteGuard(non_finite)
+        self.cpu_threads = cpu_threads
+        self.progress = TrainingProgress(progress)
         self.run_dir = Path.cwd()
         self.writers: list[LogStatsWriter] = []
 
@@ -89,6 +98,7 @@ class TrainingRunner(Runner):
         """
         self.cfg = to_plain_config(cfg)
         self.run_dir = Path.cwd()
+        apply_cpu_threads(self.cpu_threads)
         self.algorithm_config = self.trainer_class.config_class.from_config(dict(self.cfg.get("algorithm") or {}))
         self.device = _check_device(getattr(self.algorithm_config, "device", "cpu"))
         self.seeding = MazeSeeding.from_config(self.cfg.get("seeding"))
@@ -123,11 +133,16 @@ class TrainingRunner(Runner):
     def _attach_common_layer(self) -> None:
         """Gives the trainer the shared guards and resume state: every trainer gets them the same way.
 
-        A trainer with a ``guard`` attribute gets the run's :class:`NonFiniteGuard`; a
+        A trainer (and its evaluator) with a ``progress`` attribute gets the run's
+        :class:`TrainingProgress`; a trainer with a ``guard`` attribute gets the run's :class:`NonFiniteGuard`; a
         :class:`ResumableTrainer` writes its resumable state into the run directory at every
         epoch end and, with ``input_dir``, continues that run's counters, best score and
         optimizer state.
         """
+        if hasattr(self.trainer, "progress"):
+            self.trainer.progress = self.progress
+        if hasattr(getattr(self.trainer, "evaluator", None), "progress"):
+            self.trainer.evaluator.progress = self.progress
         if hasattr(self.trainer, "guard"):
             self.guard.source = _env_description(self.cfg.get("env"))
             self.trainer.guard = self.guard
@@ -210,8 +225,10 @@ class TrainingRunner(Runner):
             self.trainer.evaluate()
         result = train()
         summary = write_training_summary(self.run_dir, result)
+        sub_steps = f" ({result.sub_steps} sub-steps)" if result.sub_steps is not None else ""
         print(
-            f"Training stopped: {result.stop_reason}. {result.env_steps} env steps in {result.train_seconds:.1f}s "
+            f"Training stopped: {result.stop_reason}. {result.env_steps} env steps{sub_steps} "
+            f"in {result.train_seconds:.1f}s "
             f"of training; best evaluation score {result.best_reward:.3f}. Outputs: {self.run_dir} ({summary.name})"
         )
         return result.best_reward

@@ -17,6 +17,7 @@ from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.guards import CollectorGuardedTrainer
 from maze.train.optim import Adam
+from maze.train.progress import TrainingProgress
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
@@ -78,6 +79,9 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
         self.best_reward = float("-inf")
         self.state_dir: Optional[Path] = None
         """Where the resumable state is written at every epoch end (None: nowhere)."""
+        self.progress = TrainingProgress("off")
+        """Shows the epochs' progress (the training runner sets ``runner.progress``)."""
+        self._bar: Any = self.progress.bar("", 0, "env steps")
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -99,9 +103,12 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
             print(f"********** Iteration {self.epochs_done} **********")
             self.guard.epoch = self.epochs_done
             burn_in = self.epochs_done < self.config.critic_burn_in_epochs
-            for _ in range(self.config.epoch_length):
-                self._train_step(burn_in)
-            train_seconds += time.perf_counter() - epoch_start
+            steps_before = self.env_steps
+            self._train_epoch(burn_in)
+            epoch_seconds = time.perf_counter() - epoch_start
+            train_seconds += epoch_seconds
+            epoch_steps = self.env_steps - steps_before
+            self.progress.epoch_done(self.epochs_done, epoch_steps, epoch_steps * self.collector.n_slots, epoch_seconds)
             self.epochs_done += 1
             self.events.record(ActorCriticEvents.time_epoch, value=time.perf_counter() - epoch_start)
             increment_log_step()
@@ -118,7 +125,10 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
             if self.config.patience and stale >= self.config.patience:
                 reason = f"no improvement for {stale} epochs (patience {self.config.patience})"
                 break
-        return TrainingResult(self.epochs_done, self.env_steps, train_seconds, self.best_reward, solved, reason)
+        sub_steps = self.env_steps * self.collector.n_slots
+        return TrainingResult(
+            self.epochs_done, self.env_steps, train_seconds, self.best_reward, solved, reason, sub_steps
+        )
 
     def evaluate(self) -> float:
         """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
@@ -134,12 +144,26 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
         finally:
             self.model.train()
 
+    def _train_epoch(self, burn_in: bool) -> None:
+        """The epoch's ``epoch_length`` updates, with a progress bar over its env steps."""
+        total = self.config.epoch_length * self.collector.n_steps * self.collector.env.n_envs
+        self._bar = self.progress.bar(f"epoch {self.epochs_done}", total, "env steps")
+        self.collector.on_env_steps = self._bar.update
+        try:
+            for _ in range(self.config.epoch_length):
+                self._train_step(burn_in)
+        finally:
+            self.collector.on_env_steps = None
+            self._bar.close()
+
     def _train_step(self, burn_in: bool) -> None:
         start = time.perf_counter()
+        self._bar.set_postfix_str("rollout", refresh=False)
         rollout = self.collector.collect(self.model.policy)
         collected = time.perf_counter()
         if not self.guard.rewards_ok(rollout.rewards):
             return
+        self._bar.set_postfix_str("update")
         batch = prepare_actor_critic_batch(rollout, self.model, self.config.gamma, self.config.gae_lambda)
         self._update(batch, burn_in)
         self.events.record(ActorCriticEvents.time_rollout, value=collected - start)

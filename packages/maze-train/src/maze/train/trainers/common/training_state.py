@@ -47,6 +47,8 @@ class TrainingResult:
         best_reward: The best evaluation score so far (-inf without evaluations).
         solved: ``target_reward`` was reached.
         stop_reason: Why training stopped.
+        sub_steps: Sub-steps collected in total (env steps times the sub-steps of one env
+            step of a structured env; None where the trainer does not count them).
     """
 
     epochs: int
@@ -55,6 +57,7 @@ class TrainingResult:
     best_reward: float
     solved: bool
     stop_reason: str
+    sub_steps: Optional[int] = None
 
 
 @dataclass

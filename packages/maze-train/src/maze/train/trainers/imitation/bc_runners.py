@@ -9,7 +9,6 @@ from typing import Any, Optional, Union
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.env.utils.factory import Factory, to_plain_config
-from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
 from maze.rollout.datasets import (
     InMemoryDataset,
     TrajectoryConversionError,
@@ -53,8 +52,8 @@ class BCRunner(TrainingRunner):
         launch_dir: Relative dataset paths are taken from here (``maze-run`` passes the
             directory it was started in); None: the working directory.
         trainer_class: Dotted path (or class) of the trainer.
-        eval_concurrency: Envs of the rollout evaluation; 0 chooses automatically.
-        See :class:`TrainingRunner` for the other arguments.
+        **kwargs: The other :class:`TrainingRunner` arguments (``eval_concurrency``: envs of
+            the rollout evaluation, 0 chooses automatically; ``non_finite``, ``cpu_threads``, ...).
     """
 
     def __init__(
@@ -62,22 +61,9 @@ class BCRunner(TrainingRunner):
         dataset: Any,
         launch_dir: Optional[str] = None,
         trainer_class: Any = "maze.train.trainers.imitation.BCTrainer",
-        eval_concurrency: int = 0,
-        state_dict_dump_file: str = STATE_DICT_FILE,
-        spaces_config_dump_file: str = SPACES_CONFIG_FILE,
-        normalization_samples: int = 1000,
-        dump_interval: Optional[int] = None,
-        non_finite: str = "stop",
+        **kwargs: Any,
     ) -> None:
-        super().__init__(
-            trainer_class,
-            eval_concurrency=eval_concurrency,
-            state_dict_dump_file=state_dict_dump_file,
-            spaces_config_dump_file=spaces_config_dump_file,
-            normalization_samples=normalization_samples,
-            dump_interval=dump_interval,
-            non_finite=non_finite,
-        )
+        super().__init__(trainer_class, **kwargs)
         self.dataset_config = dict(to_plain_config(dataset) or {})
         self.launch_dir = Path(launch_dir) if launch_dir else None
 
