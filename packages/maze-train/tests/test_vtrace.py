@@ -18,9 +18,7 @@ ON_POLICY = np.zeros_like(REWARDS)
 
 
 def _vtrace(log_rhos: np.ndarray, **kwargs):
-    return from_importance_weights(
-        log_rhos, REWARDS, VALUES, NEXT_VALUES, TERMINATED, TRUNCATED, GAMMA, **kwargs
-    )
+    return from_importance_weights(log_rhos, REWARDS, VALUES, NEXT_VALUES, TERMINATED, TRUNCATED, GAMMA, **kwargs)
 
 
 def test_on_policy_without_clipping_and_lambda_one_gives_the_n_step_bootstrapped_returns() -> None:
@@ -97,7 +95,15 @@ def test_from_logits_computes_the_log_rhos_of_dict_actions() -> None:
     log_rhos = get_log_rhos(target_log_probs, log_probs_from_logits_and_actions_and_spaces(behaviour, actions, mapper))
     zeros = np.zeros((2, 1))
     result = from_logits(
-        behaviour, target, actions, mapper, rewards=zeros + 1, values=zeros, next_values=zeros,
-        terminated=zeros.astype(bool), truncated=zeros.astype(bool), gamma=0.5,
+        behaviour,
+        target,
+        actions,
+        mapper,
+        rewards=zeros + 1,
+        values=zeros,
+        next_values=zeros,
+        terminated=zeros.astype(bool),
+        truncated=zeros.astype(bool),
+        gamma=0.5,
     )
     np.testing.assert_allclose(result.log_rhos, log_rhos.numpy(), rtol=1e-6)

@@ -46,18 +46,25 @@ class ACRunner(TrainingRunner):
             dump_interval=self.dump_interval,
             best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
         )
-        n_envs, subprocesses = self.env_placement(self.concurrency)
-        print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
-        train_env = build_vector_env(self.env_factory, n_envs, subprocesses)
+        source = self._training_source(config, model)
         try:
             evaluator = self._evaluator(config.rollout_evaluator)
         except BaseException:
-            train_env.close()
+            self._close_training_source(source)
             raise
+        self.trainer = self.trainer_class(config, source, evaluator, model, self.model_selection)
+
+    def _training_source(self, config: ActorCriticAlgorithmConfig, model: Any) -> Any:
+        """Where the trainer's experience comes from: a rollout collector over the training envs."""
+        n_envs, subprocesses = self.env_placement(self.concurrency)
+        print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
+        train_env = build_vector_env(self.env_factory, n_envs, subprocesses)
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
-        self.trainer = self.trainer_class(
-            config, RolloutCollector(train_env, config.n_rollout_steps, seeds), evaluator, model, self.model_selection
-        )
+        return RolloutCollector(train_env, config.n_rollout_steps, seeds)
+
+    def _close_training_source(self, source: Any) -> None:
+        """Releases what :meth:`_training_source` built (when setting up the trainer fails)."""
+        source.env.close()
 
     def _evaluator(self, config: Optional[Any]) -> Optional[Evaluator]:
         if not config:
@@ -93,7 +100,7 @@ class ACRunner(TrainingRunner):
             return result.best_reward
         finally:
             self.graph_drawing.join()
-            self.trainer.collector.env.close()
+            self.trainer.close()
             if self.trainer.evaluator is not None:
                 self.trainer.evaluator.eval_env.close()
             self.close()

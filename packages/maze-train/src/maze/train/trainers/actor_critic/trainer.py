@@ -52,6 +52,8 @@ class ActorCritic(ResumableTrainer, ABC):
     """Runners add the default critic when the model config has none."""
     config_class: type[ActorCriticAlgorithmConfig] = ActorCriticAlgorithmConfig
     """The algorithm config of the trainer."""
+    events_class: type = ActorCriticEvents
+    """The topic of the trainer's events (subclasses may extend ActorCriticEvents)."""
 
     def __init__(
         self,
@@ -72,7 +74,7 @@ class ActorCritic(ResumableTrainer, ABC):
         self._shared_parameters = bool(
             {id(p) for p in self._policy_parameters} & {id(p) for p in self._critic_parameters}
         )
-        self.events = TrainerEventLog(ActorCriticEvents)
+        self.events = TrainerEventLog(self.events_class)
         self._env_stats = LogStatsAggregator()
         self.epochs_done = 0
         self.best_reward = float("-inf")
@@ -179,10 +181,18 @@ class ActorCritic(ResumableTrainer, ABC):
 
     def _write_train_stats(self) -> LogStats:
         """Writes the epoch's ``train`` statistics (env episodes and trainer events) and returns them."""
-        collect_episode_stats(self.collector.env, self._env_stats)
+        self._collect_episode_stats()
         stats = {**self._env_stats.reduce(), **self.events.epoch_stats(), **self.guard.epoch_stats()}
         get_stats_logger("train").log_stats(stats)
         return stats
+
+    def _collect_episode_stats(self) -> None:
+        """Moves the statistics of the episodes that ended in the training envs into the epoch's aggregator."""
+        collect_episode_stats(self.collector.env, self._env_stats)
+
+    def close(self) -> None:
+        """Closes the training envs."""
+        self.collector.env.close()
 
     # --- optimization ----------------------------------------------------------------------
 
