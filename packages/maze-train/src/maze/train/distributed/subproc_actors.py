@@ -201,6 +201,7 @@ class SubprocDistributedActors(DistributedActors):
         Raises:
             ActorFailedError: An actor raised (with its traceback) or its process died.
         """
+        self._check_actors()  # also when the other actors keep the queue filled
         outputs: list[ActorOutput] = []
         while len(outputs) < self.actors_batch_size:
             try:
