@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import deploy_bench, env_layer, log_stats_bench, policy_bench, rollout_bench, train_bench
+from . import deploy_bench, env_layer, impala_bench, log_stats_bench, policy_bench, rollout_bench, train_bench
 from .harness import Row, markdown_table, write_results
 
 NOTES = (
@@ -33,12 +33,15 @@ SUITES = (
 )
 TRAIN = "train"  # time-to-solve against SB3: subprocess runs with their own tables (see train_bench)
 DEPLOY = "deploy"  # act latency against the bare policy: its own table (see deploy_bench)
+IMPALA = "impala"  # IMPALA time-to-solve against SB3 and maze PPO (see impala_bench)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few steps and rounds; a smoke run that writes no results")
-    parser.add_argument("--only", choices=[*(suite.name for suite in SUITES), DEPLOY, TRAIN], help="run a single suite")
+    parser.add_argument(
+        "--only", choices=[*(suite.name for suite in SUITES), DEPLOY, TRAIN, IMPALA], help="run a single suite"
+    )
     parser.add_argument(
         "--maze-override",
         action="append",
@@ -62,6 +65,8 @@ def main() -> None:
         deploy_bench.main(args.quick)
     if args.only in (None, TRAIN):
         train_bench.main(args.quick, tuple(args.maze_override))
+    if args.only in (None, IMPALA):
+        impala_bench.main(args.quick)
     if args.quick:
         print("\n--quick: results not written (figures too noisy to keep)")
 
