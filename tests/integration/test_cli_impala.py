@@ -58,7 +58,7 @@ def test_local_runner_with_two_actor_processes_learns_cartpole(tmp_path: Path) -
     )
 
     assert_success(result)
-    assert "Training with 2 actors (SubprocDistributedActors)" in result.stdout
+    assert "Training with 2 actors of 1 env(s) each (SubprocDistributedActors)" in result.stdout
     summary = training_summary(run_dir)
     assert summary["solved"] is True and summary["best_eval_reward"] >= SUITE_TARGET, summary
     lags = scalar_series(run_dir, "train_ImpalaEvents/policy_lag")
@@ -71,7 +71,7 @@ def test_dev_runner_trains_and_a_run_resumes_from_input_dir(tmp_path: Path) -> N
     result = maze_run(*cartpole("impala"), *DEV_BUDGET, *seeds(0), run_dir=first)
 
     assert_success(result)
-    assert "Training with 2 actors (SequentialDistributedActors)" in result.stdout
+    assert "Training with 2 actors of 1 env(s) each (SequentialDistributedActors)" in result.stdout
     state = yaml.safe_load((first / "training_state.yaml").read_text())
     assert (state["epochs"], state["env_steps"], state["trainer"]) == (2, 2 * 2 * 2 * 20, "IMPALA")
     assert (first / "state_dict.pt").is_file() and (first / "optimizer.pt").is_file()

@@ -73,17 +73,20 @@ def test_learner_trains_on_every_fake_env_on_policy_with_sequential_actors(
 
 def test_joined_outputs_offset_the_env_index_of_truncated_episodes() -> None:
     model = small_model()
-    actors = SequentialDistributedActors(env_factory(), model.policy, 5, 2, 2, seeds=[0, 1])
+    actors = SequentialDistributedActors(env_factory(), model.policy, 5, 2, 2, seeds=[0, 1, 2, 3], envs_per_actor=2)
+    assert [actors.actor_seeds(actor) for actor in range(2)] == [[0, 1], [2, 3]]
     actors.start()
     try:
         outputs = actors.collect_outputs()
     finally:
         actors.stop()
+    assert [output.rollout.n_envs for output in outputs] == [2, 2]
     rollout, log_probs = concatenate_outputs(outputs)
-    assert rollout.n_envs == 2 and log_probs[0].shape == (5, 2)
-    np.testing.assert_array_equal(rollout.rewards[:, 1], outputs[1].rollout.rewards[:, 0])
+    assert rollout.n_envs == 4 and log_probs[0].shape == (5, 4)
+    np.testing.assert_array_equal(rollout.rewards[:, 2:], outputs[1].rollout.rewards)
+    np.testing.assert_array_equal(log_probs[0][:, :2], outputs[0].behaviour_log_probs[0])
     second = outputs[1].rollout.final_observations
-    assert [(call, env + 1) for call, env, _ in second] == [
+    assert second and [(call, env + 2) for call, env, _ in second] == [
         (call, env) for call, env, _ in rollout.final_observations[len(outputs[0].rollout.final_observations) :]
     ]
 

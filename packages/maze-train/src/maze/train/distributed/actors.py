@@ -26,6 +26,7 @@ __all__ = [
     "DistributedActors",
     "SequentialDistributedActors",
     "act_once",
+    "actor_collector",
     "concatenate_outputs",
 ]
 
@@ -49,6 +50,13 @@ class ActorOutput:
     actor: int
     rollout_seconds: float
     episode_stats: list[EpisodeStatsBatch] = field(default_factory=list)
+
+
+def actor_collector(
+    env_factory: Callable[[], Any], n_rollout_steps: int, seeds: list[Optional[int]]
+) -> RolloutCollector:
+    """The collector of one actor: ``len(seeds)`` envs stepped side by side in the actor's process."""
+    return RolloutCollector(SequentialVectorEnv([env_factory] * len(seeds)), n_rollout_steps, seeds)
 
 
 @torch.no_grad()
@@ -123,7 +131,8 @@ class DistributedActors(ABC):
         n_rollout_steps: ``T``, env steps per actor rollout.
         num_actors: Number of actors.
         actors_batch_size: Actor outputs per learner batch.
-        seeds: One env seed per actor (None: unseeded).
+        seeds: One seed per env, ``num_actors * envs_per_actor`` (None: unseeded).
+        envs_per_actor: Envs each actor steps side by side (one batched policy call per step).
     """
 
     def __init__(
@@ -134,15 +143,21 @@ class DistributedActors(ABC):
         num_actors: int,
         actors_batch_size: int,
         seeds: Optional[list[int]] = None,
+        envs_per_actor: int = 1,
     ) -> None:
         self.env_factory = env_factory
         self.policy = policy
         self.n_rollout_steps = n_rollout_steps
         self.num_actors = num_actors
         self.actors_batch_size = actors_batch_size
-        self.seeds = seeds if seeds is not None else [None] * num_actors
+        self.envs_per_actor = envs_per_actor
+        self.seeds = seeds if seeds is not None else [None] * (num_actors * envs_per_actor)
         self.policy_version = 0
         """Incremented by every :meth:`broadcast_updated_policy`."""
+
+    def actor_seeds(self, actor: int) -> list[Optional[int]]:
+        """The seeds of the envs of ``actor``."""
+        return list(self.seeds[actor * self.envs_per_actor : (actor + 1) * self.envs_per_actor])
 
     @abstractmethod
     def start(self) -> None:
@@ -173,10 +188,10 @@ class SequentialDistributedActors(DistributedActors):
     """
 
     def start(self) -> None:
-        """Builds one collector with one env per actor."""
+        """Builds the collector of every actor."""
         self._collectors = [
-            RolloutCollector(SequentialVectorEnv([self.env_factory]), self.n_rollout_steps, [seed])
-            for seed in self.seeds
+            actor_collector(self.env_factory, self.n_rollout_steps, self.actor_seeds(actor))
+            for actor in range(self.num_actors)
         ]
         self._next = 0
 

@@ -28,9 +28,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 import torch
 from maze.env.errors import ConfigurationError, MazeError
-from maze.env.vector.sequential import SequentialVectorEnv
-from maze.train.distributed.actors import ActorOutput, DistributedActors, act_once
-from maze.train.rollout.collector import RolloutCollector
+from maze.train.distributed.actors import ActorOutput, DistributedActors, act_once, actor_collector
 
 __all__ = ["START_METHODS", "ActorFailedError", "SharedPolicyWeights", "SubprocDistributedActors"]
 
@@ -105,7 +103,7 @@ def _actor_main(
     env_factory: Callable[[], Any],
     policy: Any,
     n_rollout_steps: int,
-    seed: Optional[int],
+    seeds: list[Optional[int]],
     weights: SharedPolicyWeights,
     outputs: Any,
     errors: Any,
@@ -120,7 +118,7 @@ def _actor_main(
 
     try:
         torch.set_num_threads(1)
-        collector = RolloutCollector(SequentialVectorEnv([env_factory]), n_rollout_steps, [seed])
+        collector = actor_collector(env_factory, n_rollout_steps, seeds)
         state = _detached(_policy_state(policy))
         version = -1
         while running():
@@ -171,7 +169,7 @@ class SubprocDistributedActors(DistributedActors):
         self._errors = context.Queue()
         self._stop = context.Event()
         policy = _cpu_copy(self.policy)
-        for actor, seed in enumerate(self.seeds):
+        for actor in range(self.num_actors):
             process = context.Process(
                 target=_actor_main,
                 args=(
@@ -179,7 +177,7 @@ class SubprocDistributedActors(DistributedActors):
                     self.env_factory,
                     policy,
                     self.n_rollout_steps,
-                    seed,
+                    self.actor_seeds(actor),
                     self._weights,
                     self._outputs,
                     self._errors,
