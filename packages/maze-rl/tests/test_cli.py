@@ -37,8 +37,8 @@ def only_run_dir(base: Path) -> Path:
 def test_help_lists_groups_options_and_examples(tmp_path: Path) -> None:
     result = maze_run("--help", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "algorithm: a2c, ppo" in result.stdout
-    assert "algorithm_runner: a2c-dev, a2c-local, ppo-dev, ppo-local" in result.stdout
+    assert "algorithm: a2c, impala, ppo" in result.stdout
+    assert "algorithm_runner: a2c-dev, a2c-local, impala-dev, impala-local, ppo-dev, ppo-local" in result.stdout
     for line in ("critic: ", "env: gym_env, tutorial_cutting_2d_basic", "model: ", "runner: dev, local, parallel"):
         assert line in result.stdout
     assert "maze-run -cn conf_train env.name=CartPole-v1 algorithm=ppo" in result.stdout
@@ -107,7 +107,10 @@ def test_custom_config_dir_and_root(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
-        ("algorithm=ppoo", ["Available options in 'algorithm'", "\ta2c\n\tppo", "Did you mean algorithm=ppo?"]),
+        (
+            "algorithm=ppoo",
+            ["Available options in 'algorithm'", "\ta2c\n\timpala\n\tppo", "Did you mean algorithm=ppo?"],
+        ),
         ("algorithm.lrr=1", ["Unknown config key 'algorithm.lrr'", "Did you mean 'algorithm.lr'?", "+algorithm.lrr=1"]),
         ("algorithmm.lr=1", ["Did you mean 'algorithm.lr'?"]),
     ],

@@ -52,7 +52,7 @@ def test_unknown_keys_without_a_close_match_get_no_guess() -> None:
 def test_unknown_group_options_list_the_options_and_the_closest_one() -> None:
     message = describe_config_error(composition_error("algorithm=ppoo"))
     assert "Could not find 'algorithm/ppoo'" in message
-    assert "Available options in 'algorithm':\n\ta2c\n\tppo" in message
+    assert "Available options in 'algorithm':\n\ta2c\n\timpala\n\tppo" in message
     assert message.endswith("Did you mean algorithm=ppo?")
 
 
