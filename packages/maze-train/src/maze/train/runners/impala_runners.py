@@ -34,7 +34,11 @@ class ImpalaRunner(ACRunner):
     def _actors(self, config: ImpalaAlgorithmConfig, policy: Any, seeds: list[int]) -> DistributedActors:
         raise NotImplementedError
 
-    def _training_source(self, config: ImpalaAlgorithmConfig, model: Any) -> DistributedActors:
+    def _training_env(self) -> None:
+        """No env in this process: every actor builds its own."""
+        return None
+
+    def _training_source(self, config: ImpalaAlgorithmConfig, model: Any, train_env: None) -> DistributedActors:
         """The distributed actors (started by the trainer's first ``train``)."""
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(config.num_actors * self.envs_per_actor)]
         actors = self._actors(config, model.policy, seeds)
@@ -42,9 +46,6 @@ class ImpalaRunner(ACRunner):
             f"Training with {config.num_actors} actors of {self.envs_per_actor} env(s) each ({type(actors).__name__})"
         )
         return actors
-
-    def _close_training_source(self, source: DistributedActors) -> None:
-        source.stop()
 
 
 class ImpalaDevRunner(ImpalaRunner, ACDevRunner):
