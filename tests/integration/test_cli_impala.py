@@ -58,7 +58,7 @@ def test_local_runner_with_two_actor_processes_learns_cartpole(tmp_path: Path) -
     )
 
     assert_success(result)
-    assert "Training with 2 actors of 1 env(s) each (SubprocDistributedActors)" in result.stdout
+    assert "Training with 2 actors of 4 env(s) each (SubprocDistributedActors)" in result.stdout
     summary = training_summary(run_dir)
     assert summary["solved"] is True and summary["best_eval_reward"] >= SUITE_TARGET, summary
     lags = scalar_series(run_dir, "train_ImpalaEvents/policy_lag")
