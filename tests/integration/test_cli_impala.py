@@ -1,8 +1,8 @@
 """IMPALA through ``maze-run``: CartPole with 2 actor processes, dev runner and resume, Cutting-2D, a killed actor.
 
 Budgets (2 shared cores): the CartPole run with ``+experiment=cartpole_impala_fast`` (2 actor
-processes of 4 envs) stops at an evaluation mean of 300 (random actions: ~22) after 1-4
-epochs of 4,000 env steps (12-60 s depending on the machine's load); the 475 target for 3
+processes of 4 envs, epochs of 4,000 env steps) stops at an evaluation mean of 300 (random
+actions: ~22); it took 12-21 s on 2 shared cores. The 475 target for 3
 seeds is measured by ``nox -s bench -- --only impala``. The four tests take about a minute."""
 
 from __future__ import annotations
