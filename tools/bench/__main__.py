@@ -13,6 +13,7 @@ from . import (
     env_layer,
     es_bench,
     hpo_bench,
+    impala_bench,
     log_stats_bench,
     policy_bench,
     rollout_bench,
@@ -59,6 +60,7 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "deploy": deploy_bench.main,  # act latency against the bare policy
     "es": es_bench.main,  # ES time-to-solve against sb3-contrib ARS
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
+    "impala": impala_bench.main,  # IMPALA time-to-solve against SB3 and maze PPO
     "sac": sac_bench.main,  # time to -200 on Pendulum against SB3 SAC
 }
 """Suites that run their own subprocesses and write their own tables: name -> ``main(quick)``."""

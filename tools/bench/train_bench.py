@@ -100,7 +100,15 @@ def maze_run_executable() -> str:
     return executable
 
 
-def maze_command(executable: str, seed: int, run_dir: Path, overrides: tuple[str, ...] = ()) -> list[str]:
+def maze_command(
+    executable: str,
+    seed: int,
+    run_dir: Path,
+    overrides: tuple[str, ...] = (),
+    algorithm: str = "ppo",
+    runner: str = "dev",
+    experiment: str = MAZE_EXPERIMENT,
+) -> list[str]:
     """The ``maze-run`` command line of one benchmark run.
 
     Args:
@@ -108,6 +116,9 @@ def maze_command(executable: str, seed: int, run_dir: Path, overrides: tuple[str
         seed: Env and agent base seed.
         run_dir: Hydra run directory (receives ``training_summary.json``).
         overrides: Extra Hydra overrides appended last (they win over the defaults here).
+        algorithm: The ``algorithm`` config group option.
+        runner: The ``runner`` config group option.
+        experiment: The experiment config with the tuned settings.
 
     Returns:
         The argument list.
@@ -117,15 +128,15 @@ def maze_command(executable: str, seed: int, run_dir: Path, overrides: tuple[str
         "-cn",
         "conf_train",
         "env.name=CartPole-v1",
-        "algorithm=ppo",
+        f"algorithm={algorithm}",
         "model=vector_obs",
         "critic=template_state",
-        "runner=dev",
+        f"runner={runner}",
         f"seeding.env_base_seed={seed}",
         f"seeding.agent_base_seed={seed}",
         f"algorithm.target_reward={TARGET_REWARD}",
         f"algorithm.rollout_evaluator.n_episodes={EVAL_EPISODES}",
-        f"+experiment={MAZE_EXPERIMENT}",
+        f"+experiment={experiment}",
         f"hydra.run.dir={run_dir}",
         *overrides,
     ]

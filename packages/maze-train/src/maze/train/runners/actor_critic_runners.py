@@ -45,18 +45,31 @@ class ACRunner(TrainingRunner):
             dump_interval=self.dump_interval,
             best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
         )
-        n_envs, subprocesses = self.env_placement(self.concurrency)
-        print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
-        train_env = build_vector_env(self.env_factory, n_envs, subprocesses)
+        train_env = self._training_env()
         try:
             evaluator = self._evaluator(config.rollout_evaluator)
         except BaseException:
-            train_env.close()
+            if train_env is not None:
+                train_env.close()
             raise
-        seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
-        self.trainer = self.trainer_class(
-            config, RolloutCollector(train_env, config.n_rollout_steps, seeds), evaluator, model, self.model_selection
-        )
+        try:
+            source = self._training_source(config, model, train_env)
+        except BaseException:
+            if evaluator is not None:
+                evaluator.eval_env.close()
+            raise
+        self.trainer = self.trainer_class(config, source, evaluator, model, self.model_selection)
+
+    def _training_env(self) -> Optional[Any]:
+        """The vector env of the training rollouts (built before the evaluator)."""
+        n_envs, subprocesses = self.env_placement(self.concurrency)
+        print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
+        return build_vector_env(self.env_factory, n_envs, subprocesses)
+
+    def _training_source(self, config: ActorCriticAlgorithmConfig, model: Any, train_env: Optional[Any]) -> Any:
+        """Where the trainer's experience comes from: a rollout collector over ``train_env`` (seeded here)."""
+        seeds = [self.seeding.generate_env_instance_seed() for _ in range(train_env.n_envs)]
+        return RolloutCollector(train_env, config.n_rollout_steps, seeds)
 
     def _evaluator(self, config: Optional[Any]) -> Optional[Evaluator]:
         if not config:
@@ -86,7 +99,7 @@ class ACRunner(TrainingRunner):
             return self.train_and_report(lambda: self.trainer.train(n_epochs))
         finally:
             self.graph_drawing.join()
-            self.trainer.collector.env.close()
+            self.trainer.close()
             if self.trainer.evaluator is not None:
                 self.trainer.evaluator.eval_env.close()
             self.close()

@@ -15,7 +15,15 @@ from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.returns import compute_gae
 from maze.train.rollout.collector import RolloutBatch
 
-__all__ = ["ActorCriticBatch", "prepare_actor_critic_batch"]
+__all__ = [
+    "ActorCriticBatch",
+    "bootstrap_values",
+    "interleave",
+    "per_slot",
+    "prepare_actor_critic_batch",
+    "rollout_samples",
+    "spaces_record",
+]
 
 
 @dataclass
@@ -51,9 +59,9 @@ class ActorCriticBatch:
     def record(self, rows: Optional[torch.Tensor] = None) -> StructuredSpacesRecord:
         """The observations and actions (all rows, or ``rows``) as a batched structured record."""
         if rows is None:
-            return _record(self.actor_ids, self.observations, self.actions)
+            return spaces_record(self.actor_ids, self.observations, self.actions)
         indices = rows.numpy()
-        return _record(
+        return spaces_record(
             self.actor_ids,
             [_take(observations, indices) for observations in self.observations],
             [_take(actions, rows) for actions in self.actions],
@@ -65,7 +73,7 @@ class ActorCriticBatch:
         return tensors if rows is None else [tensor[rows] for tensor in tensors]
 
 
-def _record(
+def spaces_record(
     actor_ids: list[ActorID], observations: list[dict[str, Any]], actions: list[dict[str, Any]]
 ) -> StructuredSpacesRecord:
     """One sub-step record per slot (batched observations and actions, no rewards)."""
@@ -86,14 +94,34 @@ def _flat(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1, *array.shape[2:])
 
 
-def _interleave(per_slot: list[np.ndarray]) -> np.ndarray:
+def interleave(slots: list[np.ndarray]) -> np.ndarray:
     """K arrays ``[T, N]`` -> the timeline ``[T * K, N]`` (row ``t * K + k`` from slot ``k``)."""
-    stacked = np.stack(per_slot, axis=1)
+    stacked = np.stack(slots, axis=1)
     return stacked.reshape(-1, stacked.shape[-1])
 
 
+def rollout_samples(
+    rollout: RolloutBatch, device: torch.device
+) -> tuple[list[ActorID], list[dict[str, np.ndarray]], list[dict[str, torch.Tensor]]]:
+    """Per slot the actor, the flat ``[T * N, ...]`` observations and the actions as tensors on ``device``."""
+    observations = [{key: _flat(value) for key, value in slot.observations.items()} for slot in rollout.substeps]
+    actions = [
+        {key: torch.from_numpy(_flat(value)).to(device) for key, value in slot.actions.items()}
+        for slot in rollout.substeps
+    ]
+    return [slot.actor_id for slot in rollout.substeps], observations, actions
+
+
+def per_slot(timeline: np.ndarray, n_slots: int, device: torch.device) -> list[torch.Tensor]:
+    """The ``[T * K, N]`` timeline split into ``K`` per-slot ``[T * N]`` tensors (row ``t * N + n``)."""
+    return [
+        torch.from_numpy(np.ascontiguousarray(timeline[slot::n_slots]).reshape(-1)).to(device)
+        for slot in range(n_slots)
+    ]
+
+
 @torch.no_grad()
-def _bootstrap_values(rollout: RolloutBatch, model: TorchActorCritic, values: np.ndarray) -> np.ndarray:
+def bootstrap_values(rollout: RolloutBatch, model: TorchActorCritic, values: np.ndarray) -> np.ndarray:
     """``[T * K, N]`` values of the observations that follow truncations and the rollout's end."""
     next_values = np.zeros_like(values)
     finals = [observation for _, _, observation in rollout.final_observations]
@@ -135,34 +163,24 @@ def prepare_actor_critic_batch(
         The batch for the update epochs.
     """
     device = model.device
-    observations = [{key: _flat(value) for key, value in slot.observations.items()} for slot in rollout.substeps]
-    actions = [
-        {key: torch.from_numpy(_flat(value)).to(device) for key, value in slot.actions.items()}
-        for slot in rollout.substeps
-    ]
-    actor_ids = [slot.actor_id for slot in rollout.substeps]
-    record = _record(actor_ids, observations, actions)
+    actor_ids, observations, actions = rollout_samples(rollout, device)
+    record = spaces_record(actor_ids, observations, actions)
     policy_output, critic_output = model.compute_actor_critic_output(record)
     log_probs = policy_output.log_probs(record.actions)
     shape = (rollout.n_steps, rollout.n_envs)
     slot_values = [values.cpu().numpy().reshape(shape) for values in critic_output.detached_values]
-    values = _interleave(slot_values)
-    next_values = _bootstrap_values(rollout, model, values)
+    values = interleave(slot_values)
+    next_values = bootstrap_values(rollout, model, values)
     discount = np.where(rollout.env_step_ends(), gamma, 1.0)
     advantages, targets = compute_gae(
         rollout.rewards, values, next_values, rollout.terminated, rollout.truncated, discount, gae_lambda
     )
-    k = rollout.n_slots
-
-    def per_slot(timeline: np.ndarray) -> list[torch.Tensor]:
-        return [torch.from_numpy(np.ascontiguousarray(timeline[slot::k]).reshape(-1)).to(device) for slot in range(k)]
-
     return ActorCriticBatch(
         actor_ids=actor_ids,
         observations=observations,
         actions=actions,
         old_log_probs=[log_prob.detach() for log_prob in log_probs],
-        advantages=per_slot(advantages),
-        value_targets=per_slot(targets),
+        advantages=per_slot(advantages, rollout.n_slots, device),
+        value_targets=per_slot(targets, rollout.n_slots, device),
         old_values=[torch.from_numpy(value.reshape(-1)).to(device) for value in slot_values],
     )

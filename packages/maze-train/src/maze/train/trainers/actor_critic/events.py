@@ -14,12 +14,12 @@ from maze.env.log_stats.event_decorators import (
 )
 from maze.train.event_log import TrainerEventLog
 
-__all__ = ["ActorCriticEvents", "TrainerEventLog"]  # TrainerEventLog lives in trainers.common.events
+__all__ = ["ActorCriticEvents", "TrainerEventLog", "epoch_mean"]  # TrainerEventLog lives in trainers.common.events
 
 EventMethod = TypeVar("EventMethod", bound=Callable[..., Any])
 
 
-def _epoch_mean(method: EventMethod) -> EventMethod:
+def epoch_mean(method: EventMethod) -> EventMethod:
     """Raw values per update, averaged over the epoch."""
     method = define_step_stats(None)(method)
     method = define_episode_stats(np.mean)(method)
@@ -27,26 +27,26 @@ def _epoch_mean(method: EventMethod) -> EventMethod:
 
 
 def _epoch_mean_per_substep(method: EventMethod) -> EventMethod:
-    """Like :func:`_epoch_mean`, one statistic per sub-step slot."""
-    return define_stats_grouping("substep")(_epoch_mean(method))
+    """Like :func:`epoch_mean`, one statistic per sub-step slot."""
+    return define_stats_grouping("substep")(epoch_mean(method))
 
 
 class ActorCriticEvents:
     """Training statistics of the actor-critic trainers (A2C, PPO); ``substep`` is the slot index."""
 
-    @_epoch_mean
+    @epoch_mean
     def time_epoch(self, value: float) -> None:
         """Seconds the epoch took (rollouts, updates and evaluation)."""
 
-    @_epoch_mean
+    @epoch_mean
     def time_rollout(self, value: float) -> None:
         """Seconds one rollout took."""
 
-    @_epoch_mean
+    @epoch_mean
     def time_update(self, value: float) -> None:
         """Seconds one update (advantages and optimization) took."""
 
-    @_epoch_mean
+    @epoch_mean
     def learning_rate(self, value: float) -> None:
         """The optimizer's learning rate."""
 
@@ -58,7 +58,7 @@ class ActorCriticEvents:
     def policy_entropy(self, substep: int, value: float) -> None:
         """The mean entropy of a slot's action distribution."""
 
-    @_epoch_mean
+    @epoch_mean
     def policy_grad_norm(self, value: float) -> None:
         """The gradient norm of the policy parameters."""
 
@@ -70,6 +70,6 @@ class ActorCriticEvents:
     def critic_value_loss(self, substep: int, value: float) -> None:
         """The value loss of a slot."""
 
-    @_epoch_mean
+    @epoch_mean
     def critic_grad_norm(self, value: float) -> None:
         """The gradient norm of the critic parameters."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -53,6 +54,8 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
     """Runners add the default critic when the model config has none."""
     config_class: type[ActorCriticAlgorithmConfig] = ActorCriticAlgorithmConfig
     """The algorithm config of the trainer."""
+    events_class: type = ActorCriticEvents
+    """The topic of the trainer's events (subclasses may extend ActorCriticEvents)."""
 
     def __init__(
         self,
@@ -73,7 +76,7 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
         self._shared_parameters = bool(
             {id(p) for p in self._policy_parameters} & {id(p) for p in self._critic_parameters}
         )
-        self.events = TrainerEventLog(ActorCriticEvents)
+        self.events = TrainerEventLog(self.events_class)
         self._env_stats = LogStatsAggregator()
         self.epochs_done = 0
         self.best_reward = float("-inf")
@@ -108,7 +111,9 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
             epoch_seconds = time.perf_counter() - epoch_start
             train_seconds += epoch_seconds
             epoch_steps = self.env_steps - steps_before
-            self.progress.epoch_done(self.epochs_done, epoch_steps, epoch_steps * self.collector.n_slots, epoch_seconds)
+            self.progress.epoch_done(
+                self.epochs_done, epoch_steps, epoch_steps * self.sub_steps_per_env_step, epoch_seconds
+            )
             self.epochs_done += 1
             self.events.record(ActorCriticEvents.time_epoch, value=time.perf_counter() - epoch_start)
             increment_log_step()
@@ -125,7 +130,7 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
             if self.config.patience and stale >= self.config.patience:
                 reason = f"no improvement for {stale} epochs (patience {self.config.patience})"
                 break
-        sub_steps = self.env_steps * self.collector.n_slots
+        sub_steps = self.env_steps * self.sub_steps_per_env_step
         return TrainingResult(
             self.epochs_done, self.env_steps, train_seconds, self.best_reward, solved, reason, sub_steps
         )
@@ -146,15 +151,27 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
 
     def _train_epoch(self, burn_in: bool) -> None:
         """The epoch's ``epoch_length`` updates, with a progress bar over its env steps."""
-        total = self.config.epoch_length * self.collector.n_steps * self.collector.env.n_envs
-        self._bar = self.progress.bar(f"epoch {self.epochs_done}", total, "env steps")
-        self.collector.on_env_steps = self._bar.update
+        self._bar = self.progress.bar(f"epoch {self.epochs_done}", self._env_steps_per_epoch(), "env steps")
+        self._report_env_steps(self._bar.update)
         try:
             for _ in range(self.config.epoch_length):
                 self._train_step(burn_in)
         finally:
-            self.collector.on_env_steps = None
+            self._report_env_steps(None)
             self._bar.close()
+
+    @property
+    def sub_steps_per_env_step(self) -> int:
+        """Sub-steps of one env step (the turns of all actors of a structured env)."""
+        return self.collector.n_slots
+
+    def _env_steps_per_epoch(self) -> int:
+        """Env steps one epoch collects (the total of its progress bar)."""
+        return self.config.epoch_length * self.collector.n_steps * self.collector.env.n_envs
+
+    def _report_env_steps(self, callback: Optional[Callable[[int], Any]]) -> None:
+        """Calls ``callback(n)`` whenever ``n`` env steps were collected (None: stop reporting)."""
+        self.collector.on_env_steps = callback
 
     def _train_step(self, burn_in: bool) -> None:
         start = time.perf_counter()
@@ -185,10 +202,18 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
 
     def _write_train_stats(self) -> LogStats:
         """Writes the epoch's ``train`` statistics (env episodes and trainer events) and returns them."""
-        collect_episode_stats(self.collector.env, self._env_stats)
+        self._collect_episode_stats()
         stats = {**self._env_stats.reduce(), **self.events.epoch_stats(), **self.guard.epoch_stats()}
         get_stats_logger("train").log_stats(stats)
         return stats
+
+    def _collect_episode_stats(self) -> None:
+        """Moves the statistics of the episodes that ended in the training envs into the epoch's aggregator."""
+        collect_episode_stats(self.collector.env, self._env_stats)
+
+    def close(self) -> None:
+        """Closes the training envs."""
+        self.collector.env.close()
 
     # --- optimization ----------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from maze.train.trainers.actor_critic.events import _epoch_mean
+from maze.train.trainers.actor_critic.events import epoch_mean
 
 __all__ = ["SACEvents"]
 
@@ -10,50 +10,50 @@ __all__ = ["SACEvents"]
 class SACEvents:
     """Training statistics of :class:`~maze.train.trainers.sac.sac_trainer.SAC`."""
 
-    @_epoch_mean
+    @epoch_mean
     def time_epoch(self, value: float) -> None:
         """Seconds the epoch took (rollouts and updates)."""
 
-    @_epoch_mean
+    @epoch_mean
     def time_rollout(self, value: float) -> None:
         """Seconds the rollouts of one iteration took."""
 
-    @_epoch_mean
+    @epoch_mean
     def time_update(self, value: float) -> None:
         """Seconds the gradient steps of one iteration took."""
 
-    @_epoch_mean
+    @epoch_mean
     def policy_loss(self, value: float) -> None:
         """The policy loss ``E[alpha * log pi(a|s) - min Q(s, a)]``."""
 
-    @_epoch_mean
+    @epoch_mean
     def policy_entropy(self, value: float) -> None:
         """The mean entropy estimate of the policy (``-log pi`` of sampled actions; exact for discrete heads)."""
 
-    @_epoch_mean
+    @epoch_mean
     def policy_grad_norm(self, value: float) -> None:
         """The gradient norm of the policy parameters (before clipping)."""
 
-    @_epoch_mean
+    @epoch_mean
     def critic_value(self, value: float) -> None:
         """The mean Q value of the first Q network on the sampled transitions."""
 
-    @_epoch_mean
+    @epoch_mean
     def critic_value_loss(self, value: float) -> None:
         """The summed mean squared errors of both Q networks."""
 
-    @_epoch_mean
+    @epoch_mean
     def critic_grad_norm(self, value: float) -> None:
         """The gradient norm of the Q networks' parameters (before clipping)."""
 
-    @_epoch_mean
+    @epoch_mean
     def entropy_coef(self, value: float) -> None:
         """The entropy coefficient alpha."""
 
-    @_epoch_mean
+    @epoch_mean
     def entropy_coef_loss(self, value: float) -> None:
         """The loss of the entropy tuning (0 without tuning)."""
 
-    @_epoch_mean
+    @epoch_mean
     def buffer_size(self, value: float) -> None:
         """Transitions in the replay buffer."""

@@ -119,6 +119,10 @@ class SAC(CollectorGuardedTrainer, ResumableTrainer):
         """The rollout collector of in-process workers (its env gives the training statistics)."""
         return self.workers.collector
 
+    def close(self) -> None:
+        """Stops the workers (closes their envs; no worker process outlives this call)."""
+        self.workers.close()
+
     @property
     def entropy_coef(self) -> float:
         """The current entropy coefficient alpha."""

@@ -1,0 +1,39 @@
+"""ImpalaEvents: learner and actor timings, queue size, policy lag and V-trace statistics (epoch means)."""
+
+from __future__ import annotations
+
+from maze.train.trainers.actor_critic.events import ActorCriticEvents, epoch_mean
+
+__all__ = ["ImpalaEvents"]
+
+
+class ImpalaEvents(ActorCriticEvents):
+    """The actor-critic statistics (losses, entropies, gradient norms, ...) plus IMPALA's own."""
+
+    @epoch_mean
+    def time_wait_for_data(self, value: float) -> None:
+        """Seconds the learner waited for a batch of actor outputs."""
+
+    @epoch_mean
+    def learner_wait_share(self, value: float) -> None:
+        """The share of an update's wall time the learner spent waiting for actor outputs."""
+
+    @epoch_mean
+    def time_actor_rollout(self, value: float) -> None:
+        """Seconds an actor took for one rollout (in the actor)."""
+
+    @epoch_mean
+    def queue_size(self, value: float) -> None:
+        """Actor outputs waiting in the queue after the learner took its batch."""
+
+    @epoch_mean
+    def policy_lag(self, value: float) -> None:
+        """Learner updates between the policy version an output was produced with and the learner's."""
+
+    @epoch_mean
+    def vtrace_rho_mean(self, value: float) -> None:
+        """The mean importance weight ``pi / mu`` of a batch (1: on-policy)."""
+
+    @epoch_mean
+    def vtrace_clipped_share(self, value: float) -> None:
+        """The share of importance weights above ``vtrace_clip_rho_threshold`` (clipped)."""
