@@ -53,7 +53,9 @@ def test_unknown_group_options_list_the_options_and_the_closest_one() -> None:
     message = describe_config_error(composition_error("algorithm=ppoo"))
     assert "Could not find 'algorithm/ppoo'" in message
     assert "Available options in 'algorithm':\n\ta2c\n" in message
-    assert {"a2c", "bc", "es", "impala", "ppo"} <= {line.strip() for line in message.splitlines() if line.startswith("\t")}
+    assert {"a2c", "bc", "es", "impala", "ppo"} <= {
+        line.strip() for line in message.splitlines() if line.startswith("\t")
+    }
     assert message.endswith("Did you mean algorithm=ppo?")
 
 
