@@ -10,11 +10,6 @@ from typing import Any, Optional
 
 import torch
 from maze.env.log_stats.aggregator import LogStatsAggregator
-from maze.env.log_stats.base_events import BaseEnvEvents
-from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
-from maze.env.log_stats.log_stats import LogStats
-from maze.env.log_stats.log_stats_env import stats_value
-from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.guards import CollectorGuardedTrainer
 from maze.train.optim import Adam
@@ -23,17 +18,17 @@ from maze.train.rollout.collector import RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.actor_critic.events import ActorCriticEvents, TrainerEventLog
+from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
 from maze.train.trainers.common.training_state import (
     OPTIMIZER_FILE,
     TRAINING_STATE_FILE,
-    ResumableTrainer,
     TrainingResult,
 )
 
 __all__ = ["ActorCritic", "TrainingResult", "OPTIMIZER_FILE", "TRAINING_STATE_FILE"]
 
 
-class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
+class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
     """Trains a :class:`TorchActorCritic` on-policy: each update collects a rollout and optimizes on it.
 
     One epoch is ``epoch_length`` updates; after it the ``train`` statistics (env and
@@ -88,69 +83,19 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
 
     # --- the loop --------------------------------------------------------------------------
 
-    def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
-        """Trains until a stop criterion holds.
+    @property
+    def policy(self) -> Any:
+        """The policy the evaluator acts with."""
+        return self.model.policy
 
-        Args:
-            n_epochs: Epochs to train in total, counting those of a resumed run (default: the
-                config's ``n_epochs``; 0: no limit).
+    def _epoch_trained(self, env_steps: int, seconds: float) -> None:
+        """Reports the epoch's progress line and records its duration."""
+        self.progress.epoch_done(self.epochs_done, env_steps, env_steps * self.sub_steps_per_env_step, seconds)
+        self.events.record(ActorCriticEvents.time_epoch, value=seconds)
 
-        Returns:
-            What was achieved.
-        """
-        limit = self.config.n_epochs if n_epochs is None else n_epochs
-        train_seconds, stale, solved = 0.0, 0, False
-        reason = f"{limit} epochs done"
-        while not limit or self.epochs_done < limit:
-            epoch_start = time.perf_counter()
-            print(f"********** Iteration {self.epochs_done} **********")
-            self.guard.epoch = self.epochs_done
-            burn_in = self.epochs_done < self.config.critic_burn_in_epochs
-            steps_before = self.env_steps
-            self._train_epoch(burn_in)
-            epoch_seconds = time.perf_counter() - epoch_start
-            train_seconds += epoch_seconds
-            epoch_steps = self.env_steps - steps_before
-            self.progress.epoch_done(
-                self.epochs_done, epoch_steps, epoch_steps * self.sub_steps_per_env_step, epoch_seconds
-            )
-            self.epochs_done += 1
-            self.events.record(ActorCriticEvents.time_epoch, value=time.perf_counter() - epoch_start)
-            increment_log_step()
-            score = self._score(self._write_train_stats())
-            print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
-            if score > self.best_reward:
-                self.best_reward, stale = score, 0
-            else:
-                stale += 1
-            self.save_training_state()
-            if self.config.target_reward is not None and score >= self.config.target_reward:
-                solved, reason = True, f"target reward {self.config.target_reward:g} reached ({score:.3f})"
-                break
-            if self.config.patience and stale >= self.config.patience:
-                reason = f"no improvement for {stale} epochs (patience {self.config.patience})"
-                break
-        sub_steps = self.env_steps * self.sub_steps_per_env_step
-        return TrainingResult(
-            self.epochs_done, self.env_steps, train_seconds, self.best_reward, solved, reason, sub_steps
-        )
-
-    def evaluate(self) -> float:
-        """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
-        score = self._evaluate_policy()
-        self.best_reward = max(self.best_reward, score)
-        return score
-
-    def _evaluate_policy(self) -> float:
-        """The evaluator's score of the policy, run with the networks in evaluation mode."""
-        self.model.eval()
-        try:
-            return self.evaluator.evaluate(self.model.policy)
-        finally:
-            self.model.train()
-
-    def _train_epoch(self, burn_in: bool) -> None:
-        """The epoch's ``epoch_length`` updates, with a progress bar over its env steps."""
+    def _train_epoch(self) -> None:
+        """The epoch's ``epoch_length`` updates (critic only during burn-in), with a progress bar over its env steps."""
+        burn_in = self.epochs_done < self.config.critic_burn_in_epochs
         self._bar = self.progress.bar(f"epoch {self.epochs_done}", self._env_steps_per_epoch(), "env steps")
         self._report_env_steps(self._bar.update)
         try:
@@ -187,29 +132,6 @@ class ActorCritic(CollectorGuardedTrainer, ResumableTrainer, ABC):
         self.events.record(ActorCriticEvents.time_update, value=time.perf_counter() - collected)
         self.events.record(ActorCriticEvents.learning_rate, value=self.optimizer.lr)
         self.events.end_update()
-
-    def _score(self, train_stats: LogStats) -> float:
-        """Evaluates (or takes the epoch's mean training return without an evaluator) and updates model selection."""
-        if self.evaluator is not None:
-            return self._evaluate_policy()
-        try:
-            score = float(stats_value(train_stats, BaseEnvEvents.reward, "mean"))
-        except KeyError:  # no episode ended in the epoch
-            score = float("-inf")
-        if self.model_selection is not None:
-            self.model_selection.update(score)
-        return score
-
-    def _write_train_stats(self) -> LogStats:
-        """Writes the epoch's ``train`` statistics (env episodes and trainer events) and returns them."""
-        self._collect_episode_stats()
-        stats = {**self._env_stats.reduce(), **self.events.epoch_stats(), **self.guard.epoch_stats()}
-        get_stats_logger("train").log_stats(stats)
-        return stats
-
-    def _collect_episode_stats(self) -> None:
-        """Moves the statistics of the episodes that ended in the training envs into the epoch's aggregator."""
-        collect_episode_stats(self.collector.env, self._env_stats)
 
     def close(self) -> None:
         """Closes the training envs."""

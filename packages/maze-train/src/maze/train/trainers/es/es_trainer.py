@@ -10,15 +10,12 @@ import numpy as np
 import torch
 from maze.env.errors import ConfigurationError, MazeError
 from maze.env.log_stats.aggregator import LogStatsAggregator
-from maze.env.log_stats.base_events import BaseEnvEvents
-from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
-from maze.env.log_stats.log_stats import LogStats
-from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.utils.factory import Factory
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import NonFiniteGuard
-from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
+from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
+from maze.train.trainers.common.training_state import TrainingResult
 from maze.train.trainers.es.es_algorithm_config import ESAlgorithmConfig
 from maze.train.trainers.es.es_distributed_rollouts import ESDistributedRollouts, ESRolloutResult
 from maze.train.trainers.es.es_events import ESEvents
@@ -33,7 +30,7 @@ MAX_ABORTED_PAIRS = 1000
 """An iteration whose first this many training pairs were all aborted stops the run."""
 
 
-class ESTrainer(ResumableTrainer):
+class ESTrainer(EpochLoopTrainer):
     """Trainer class for OpenAI Evolution Strategies (Salimans et al. 2017).
 
     Every iteration (epoch) asks the distributed rollouts for antithetic episode pairs around
@@ -79,6 +76,8 @@ class ESTrainer(ResumableTrainer):
         self.total_episodes = 0
         self.total_steps = 0
         self.best_reward = float("-inf")
+        self._rollouts: Optional[ESDistributedRollouts] = None
+        self._train_start = 0.0
         self.guard = NonFiniteGuard()
         """Checks the returns and the gradient estimate (runners configure it with ``runner.non_finite``)."""
 
@@ -91,7 +90,9 @@ class ESTrainer(ResumableTrainer):
     def env_steps(self, value: int) -> None:
         self.total_steps = value
 
-    def train(self, n_epochs: Optional[int], distributed_rollouts: ESDistributedRollouts) -> TrainingResult:
+    def train(  # type: ignore[override]
+        self, n_epochs: Optional[int], distributed_rollouts: ESDistributedRollouts
+    ) -> TrainingResult:
         """Trains until ``n_epochs`` iterations are done (0: no limit) or ``target_reward`` is reached.
 
         Args:
@@ -104,39 +105,28 @@ class ESTrainer(ResumableTrainer):
         Raises:
             MazeError: If a worker failed, or every training pair of an iteration was aborted.
         """
-        limit = self.config.n_epochs if n_epochs is None else n_epochs
-        start = time.perf_counter()
-        train_seconds, solved, reason = 0.0, False, f"{limit} epochs done"
-        while not limit or self.epochs_done < limit:
-            epoch_start = time.perf_counter()
-            print(f"********** Iteration {self.epochs_done} **********")
-            self.guard.epoch = self.epochs_done
-            pairs, aborted = self._collect(distributed_rollouts)
-            collected = time.perf_counter()
-            self._update(pairs)
-            train_seconds += time.perf_counter() - epoch_start
-            self.epochs_done += 1
-            self.events.record(ESEvents.time_rollouts, value=collected - epoch_start)
-            self.events.record(ESEvents.time_update, value=time.perf_counter() - collected)
-            self.events.record(ESEvents.aborted_rollouts, value=aborted)
-            self.events.record(ESEvents.total_episode_count, value=self.total_episodes)
-            self.events.record(ESEvents.total_step_count, value=self.total_steps)
-            self.events.record(ESEvents.real_time, value=time.perf_counter() - start)
-            increment_log_step()
-            score = self._score(self._write_train_stats())
-            self.best_reward = max(self.best_reward, score)
-            self.save_training_state()
-            print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
-            if self.config.target_reward is not None and score >= self.config.target_reward:
-                solved, reason = True, f"target reward {self.config.target_reward:g} reached ({score:.3f})"
-                break
-        return TrainingResult(self.epochs_done, self.total_steps, train_seconds, self.best_reward, solved, reason)
+        self._rollouts = distributed_rollouts
+        self._train_start = time.perf_counter()
+        return super().train(n_epochs)
 
-    def evaluate(self) -> float:
-        """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
-        score = self.evaluator.evaluate(self.policy)
-        self.best_reward = max(self.best_reward, score)
-        return score
+    def _train_epoch(self) -> None:
+        """One iteration: the training pairs, then one optimizer step."""
+        start = time.perf_counter()
+        pairs, aborted = self._collect(self._rollouts)
+        collected = time.perf_counter()
+        self._update(pairs)
+        self.events.record(ESEvents.time_rollouts, value=collected - start)
+        self.events.record(ESEvents.time_update, value=time.perf_counter() - collected)
+        self.events.record(ESEvents.aborted_rollouts, value=aborted)
+
+    def _epoch_trained(self, env_steps: int, seconds: float) -> None:
+        """Records the episode and step counts and the time since training started."""
+        self.events.record(ESEvents.total_episode_count, value=self.total_episodes)
+        self.events.record(ESEvents.total_step_count, value=self.total_steps)
+        self.events.record(ESEvents.real_time, value=time.perf_counter() - self._train_start)
+
+    def _collect_episode_stats(self) -> None:
+        """The training episodes' statistics arrive with the pairs (see :meth:`_collect`)."""
 
     def _collect(self, distributed_rollouts: ESDistributedRollouts) -> tuple[list[ESRolloutResult], int]:
         """The iteration's training pairs (until both minimums are reached) and the number of aborted pairs."""
@@ -182,24 +172,6 @@ class ESTrainer(ResumableTrainer):
         self.events.record(ESEvents.policy_grad_norm, value=float(torch.linalg.vector_norm(gradient)))
         self.events.record(ESEvents.policy_l2_norm, value=float(torch.linalg.vector_norm(self.theta)))
         self.events.record(ESEvents.update_ratio, value=ratio)
-
-    def _score(self, train_stats: LogStats) -> float:
-        """Evaluates (or takes the iteration's mean training return) and updates model selection."""
-        if self.evaluator is not None:
-            return self.evaluator.evaluate(self.policy)
-        try:
-            score = float(stats_value(train_stats, BaseEnvEvents.reward, "mean"))
-        except KeyError:
-            score = float("-inf")
-        if self.model_selection is not None:
-            self.model_selection.update(score)
-        return score
-
-    def _write_train_stats(self) -> LogStats:
-        """Writes the iteration's ``train`` statistics (training episodes and ESEvents) and returns them."""
-        stats = {**self._env_stats.reduce(), **self.events.epoch_stats()}
-        get_stats_logger("train").log_stats(stats)
-        return stats
 
     def load_optimizer_state(self, state: Mapping[str, Any]) -> None:
         """Takes the optimizer state of a previous run of the same policy (e.g. ``optimizer.pt`` of ``input_dir``).

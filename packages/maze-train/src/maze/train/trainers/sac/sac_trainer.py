@@ -11,18 +11,13 @@ import torch
 from maze.distributions import DictProbabilityDistribution
 from maze.env.core.actor import ActorID
 from maze.env.log_stats.aggregator import LogStatsAggregator
-from maze.env.log_stats.base_events import BaseEnvEvents
-from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
-from maze.env.log_stats.log_stats import LogStats
-from maze.env.log_stats.log_stats_env import stats_value
-from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import CollectorGuardedTrainer
 from maze.train.optim import Adam
 from maze.train.replay.replay_buffer import TransitionBatch
 from maze.train.replay.workers import BaseDistributedWorkersWithBuffer
-from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
+from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
 from maze.train.trainers.sac.config import SACAlgorithmConfig
 from maze.train.trainers.sac.events import SACEvents
 from maze.train.trainers.sac.losses import (
@@ -50,7 +45,7 @@ _STAT_EVENTS = (
 )
 
 
-class SAC(CollectorGuardedTrainer, ResumableTrainer):
+class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
     """Trains a policy and twin Q critics off-policy from a replay buffer filled by workers.
 
     One iteration collects ``rollouts_per_iteration`` rollouts into the buffer and takes
@@ -130,53 +125,14 @@ class SAC(CollectorGuardedTrainer, ResumableTrainer):
 
     # --- the loop --------------------------------------------------------------------------
 
-    def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
-        """Trains until a stop criterion holds (see the class docs).
+    def _train_epoch(self) -> None:
+        """The epoch's ``epoch_length`` iterations."""
+        for _ in range(self.config.epoch_length):
+            self._iteration()
 
-        Args:
-            n_epochs: Epochs to train in total, counting those of a resumed run (default: the config's
-                ``n_epochs``; 0: no limit).
-        """
-        limit = self.config.n_epochs if n_epochs is None else n_epochs
-        train_seconds, stale, solved = 0.0, 0, False
-        reason = f"{limit} epochs done"
-        while not limit or self.epochs_done < limit:
-            epoch_start = time.perf_counter()
-            print(f"********** Iteration {self.epochs_done} **********")
-            self.guard.epoch = self.epochs_done
-            for _ in range(self.config.epoch_length):
-                self._iteration()
-            train_seconds += time.perf_counter() - epoch_start
-            self.epochs_done += 1
-            self.events.record(SACEvents.time_epoch, value=time.perf_counter() - epoch_start)
-            increment_log_step()
-            score = self._score(self._write_train_stats())
-            print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
-            if score > self.best_reward:
-                self.best_reward, stale = score, 0
-            else:
-                stale += 1
-            self.save_training_state()
-            if self.config.target_reward is not None and score >= self.config.target_reward:
-                solved, reason = True, f"target reward {self.config.target_reward:g} reached ({score:.3f})"
-                break
-            if self.config.patience and stale >= self.config.patience:
-                reason = f"no improvement for {stale} epochs (patience {self.config.patience})"
-                break
-        return TrainingResult(self.epochs_done, self.env_steps, train_seconds, self.best_reward, solved, reason)
-
-    def evaluate(self) -> float:
-        """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
-        score = self._evaluate_policy()
-        self.best_reward = max(self.best_reward, score)
-        return score
-
-    def _evaluate_policy(self) -> float:
-        self.model.eval()
-        try:
-            return self.evaluator.evaluate(self.policy)
-        finally:
-            self.model.train()
+    def _epoch_trained(self, env_steps: int, seconds: float) -> None:
+        """Records the epoch's duration."""
+        self.events.record(SACEvents.time_epoch, value=seconds)
 
     def _iteration(self) -> None:
         """Collects the rollouts of one iteration and takes its gradient steps."""
@@ -195,24 +151,6 @@ class SAC(CollectorGuardedTrainer, ResumableTrainer):
                 self.events.record(event, value=value)
         self._update_stats = []
         self.events.end_update()
-
-    def _score(self, train_stats: LogStats) -> float:
-        """Evaluates (or takes the epoch's mean training return without an evaluator) and updates model selection."""
-        if self.evaluator is not None:
-            return self._evaluate_policy()
-        try:
-            score = float(stats_value(train_stats, BaseEnvEvents.reward, "mean"))
-        except KeyError:  # no episode ended in the epoch
-            score = float("-inf")
-        if self.model_selection is not None:
-            self.model_selection.update(score)
-        return score
-
-    def _write_train_stats(self) -> LogStats:
-        collect_episode_stats(self.collector.env, self._env_stats)
-        stats = {**self._env_stats.reduce(), **self.events.epoch_stats()}
-        get_stats_logger("train").log_stats(stats)
-        return stats
 
     # --- one gradient step -----------------------------------------------------------------
 

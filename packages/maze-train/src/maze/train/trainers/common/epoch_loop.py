@@ -1,0 +1,152 @@
+"""The epoch loop of the RL trainers (A2C/PPO/IMPALA, SAC, ES): train an epoch, score it, keep the best, stop.
+
+Every RL trainer runs the same outer loop; only what happens inside an epoch differs. The
+loop lives here once, so stop criteria, the ``train`` statistics (with the guard's skipped
+updates), evaluation and model selection, and the resumable state behave alike for all
+trainers.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+from maze.env.log_stats.aggregator import LogStatsAggregator
+from maze.env.log_stats.base_events import BaseEnvEvents
+from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
+from maze.env.log_stats.log_stats import LogStats
+from maze.env.log_stats.log_stats_env import stats_value
+from maze.env.log_stats.vector_stats import collect_episode_stats
+from maze.train.event_log import TrainerEventLog
+from maze.train.guards import NonFiniteGuard
+from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
+
+__all__ = ["EpochLoopTrainer"]
+
+
+class EpochLoopTrainer(ResumableTrainer):
+    """Mixin: the epoch loop of trainers that collect env experience and evaluate after every epoch.
+
+    One epoch is :meth:`_train_epoch` (the trainer's rollouts and updates). After it the
+    ``train`` statistics (the epoch's env episodes, the trainer's events and the guard's
+    counts) are written, the evaluator scores the policy (its score goes to model
+    selection; without an evaluator the epoch's mean training return does), the resumable
+    state is saved, and training stops once ``n_epochs`` are done, ``target_reward`` is
+    reached, or ``patience`` epochs (where the config has the key) passed without a new
+    best score.
+
+    The trainer provides ``config`` (``n_epochs``, ``target_reward``, optionally
+    ``patience``), ``guard``, ``events`` (a :class:`TrainerEventLog`), ``_env_stats`` (a
+    :class:`LogStatsAggregator`), ``evaluator``, ``model_selection``, ``policy`` (what the
+    evaluator acts with), optionally ``model`` (switched to evaluation mode while
+    evaluating) and ``collector`` (whose env's finished episodes are the training
+    statistics; trainers that gather them otherwise override :meth:`_collect_episode_stats`).
+    """
+
+    config: Any
+    guard: NonFiniteGuard
+    events: TrainerEventLog
+    _env_stats: LogStatsAggregator
+    evaluator: Optional[Any]
+    model_selection: Optional[Any]
+
+    def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
+        """Trains until a stop criterion holds.
+
+        Args:
+            n_epochs: Epochs to train in total, counting those of a resumed run (default: the
+                config's ``n_epochs``; 0: no limit).
+
+        Returns:
+            What was achieved.
+        """
+        limit = self.config.n_epochs if n_epochs is None else n_epochs
+        target, patience = self.config.target_reward, getattr(self.config, "patience", 0)
+        train_seconds, stale, solved = 0.0, 0, False
+        reason = f"{limit} epochs done"
+        while not limit or self.epochs_done < limit:
+            epoch_start = time.perf_counter()
+            print(f"********** Iteration {self.epochs_done} **********")
+            self.guard.epoch = self.epochs_done
+            steps_before = self.env_steps
+            self._train_epoch()
+            epoch_seconds = time.perf_counter() - epoch_start
+            train_seconds += epoch_seconds
+            self._epoch_trained(self.env_steps - steps_before, epoch_seconds)
+            self.epochs_done += 1
+            increment_log_step()
+            score = self._score(self._write_train_stats())
+            print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
+            if score > self.best_reward:
+                self.best_reward, stale = score, 0
+            else:
+                stale += 1
+            self.save_training_state()
+            if target is not None and score >= target:
+                solved, reason = True, f"target reward {target:g} reached ({score:.3f})"
+                break
+            if patience and stale >= patience:
+                reason = f"no improvement for {stale} epochs (patience {patience})"
+                break
+        sub_steps = self.sub_steps_per_env_step
+        return TrainingResult(
+            self.epochs_done,
+            self.env_steps,
+            train_seconds,
+            self.best_reward,
+            solved,
+            reason,
+            None if sub_steps is None else self.env_steps * sub_steps,
+        )
+
+    def evaluate(self) -> float:
+        """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""
+        score = self._evaluate_policy()
+        self.best_reward = max(self.best_reward, score)
+        return score
+
+    @property
+    def sub_steps_per_env_step(self) -> Optional[int]:
+        """Sub-steps of one env step (None: the trainer does not count them)."""
+        return None
+
+    def _train_epoch(self) -> None:
+        """The epoch's rollouts and updates."""
+        raise NotImplementedError
+
+    def _epoch_trained(self, env_steps: int, seconds: float) -> None:
+        """Called after :meth:`_train_epoch` with the epoch's env steps and seconds (e.g. to record timings)."""
+
+    def _evaluate_policy(self) -> float:
+        """The evaluator's score of the policy, run with the networks in evaluation mode."""
+        model = getattr(self, "model", None)
+        if model is None:
+            return self.evaluator.evaluate(self.policy)
+        model.eval()
+        try:
+            return self.evaluator.evaluate(self.policy)
+        finally:
+            model.train()
+
+    def _score(self, train_stats: LogStats) -> float:
+        """Evaluates (or takes the epoch's mean training return without an evaluator) and updates model selection."""
+        if self.evaluator is not None:
+            return self._evaluate_policy()
+        try:
+            score = float(stats_value(train_stats, BaseEnvEvents.reward, "mean"))
+        except KeyError:  # no episode ended in the epoch
+            score = float("-inf")
+        if self.model_selection is not None:
+            self.model_selection.update(score)
+        return score
+
+    def _write_train_stats(self) -> LogStats:
+        """Writes the epoch's ``train`` statistics (env episodes, trainer events, guard counts) and returns them."""
+        self._collect_episode_stats()
+        stats = {**self._env_stats.reduce(), **self.events.epoch_stats(), **self.guard.epoch_stats()}
+        get_stats_logger("train").log_stats(stats)
+        return stats
+
+    def _collect_episode_stats(self) -> None:
+        """Moves the statistics of the episodes that ended in the training envs into the epoch's aggregator."""
+        collect_episode_stats(self.collector.env, self._env_stats)
