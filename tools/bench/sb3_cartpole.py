@@ -19,16 +19,15 @@ The result is one JSON object (printed as the last stdout line and written to ``
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
-from pathlib import Path
 
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import EvalCallback, StopTrainingOnRewardThreshold
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.utils import LinearSchedule
+
+from .peer_run import learn_and_report, main
 
 __all__ = ["TimedEvalCallback", "train"]
 
@@ -111,32 +110,8 @@ def train(seed: int) -> dict[str, float | int | bool]:
         deterministic=True,
         verbose=0,
     )
-    start = time.perf_counter()
-    model.learn(total_timesteps=RL_ZOO["total_timesteps"], callback=callback)
-    learn_seconds = time.perf_counter() - start
-    train_seconds = learn_seconds - callback.eval_seconds
-    return {
-        "solved": bool(callback.best_mean_reward >= TARGET_REWARD),
-        "env_steps": int(model.num_timesteps),
-        "train_seconds": train_seconds,
-        "env_steps_per_second": model.num_timesteps / train_seconds,
-        "eval_seconds": callback.eval_seconds,
-        "learn_seconds": learn_seconds,
-        "best_eval_reward": float(callback.best_mean_reward),
-        "evaluations": callback.evaluations,
-    }
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, required=True, help="seed of the run")
-    parser.add_argument("--out", type=Path, help="also write the JSON result to this file")
-    args = parser.parse_args()
-    line = json.dumps(train(args.seed))
-    if args.out is not None:
-        args.out.write_text(line + "\n", encoding="utf-8")
-    print(line)
+    return learn_and_report(model, callback, RL_ZOO["total_timesteps"], TARGET_REWARD)
 
 
 if __name__ == "__main__":
-    main()
+    main(train, __doc__.splitlines()[0])
