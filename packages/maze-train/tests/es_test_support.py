@@ -56,8 +56,12 @@ class CountingWrapper(Policy):
         actor_id: Any = None,
         deterministic: bool = False,
     ) -> dict[str, Any]:
-        type(self).calls += 1
+        self.before_action(observation)
         return self.torch_policy.compute_action(observation, actor_id=actor_id, deterministic=deterministic)
+
+    def before_action(self, observation: Any) -> None:
+        """Counts the call (subclasses add their behaviour)."""
+        type(self).calls += 1
 
     def seed(self, seed: int) -> None:
         self.torch_policy.seed(seed)
@@ -66,24 +70,16 @@ class CountingWrapper(Policy):
 class AbortingWrapper(CountingWrapper):
     """Aborts the training rollout at every ``every``-th unbatched action (a heuristic rejecting the rollout).
 
-    Evaluation (batched observations) is never aborted.
+    Evaluation (batched observations) is neither counted nor aborted.
     """
 
     every = 97
 
-    def compute_action(
-        self,
-        observation: Any,
-        maze_state: Any = None,
-        env: Any = None,
-        actor_id: Any = None,
-        deterministic: bool = False,
-    ) -> dict[str, Any]:
+    def before_action(self, observation: Any) -> None:
         if observation["observation"].ndim == 1:
             type(self).calls += 1
             if type(self).calls % self.every == 0:
                 raise ESAbortException("rejected by the heuristic")
-        return self.torch_policy.compute_action(observation, actor_id=actor_id, deterministic=deterministic)
 
 
 class CrashingWrapper(CountingWrapper):
@@ -91,18 +87,10 @@ class CrashingWrapper(CountingWrapper):
 
     crash_after = 30
 
-    def compute_action(
-        self,
-        observation: Any,
-        maze_state: Any = None,
-        env: Any = None,
-        actor_id: Any = None,
-        deterministic: bool = False,
-    ) -> dict[str, Any]:
+    def before_action(self, observation: Any) -> None:
         type(self).calls += 1
         if type(self).calls >= self.crash_after and multiprocessing.parent_process() is not None:
             raise RuntimeError("boom inside the ES worker")
-        return self.torch_policy.compute_action(observation, actor_id=actor_id, deterministic=deterministic)
 
 
 def shm_mappings(pid: int, name: str) -> list[dict[str, int]]:
