@@ -17,14 +17,13 @@ import json
 import math
 import os
 import sys
-import tempfile
 from importlib import resources
 from pathlib import Path
 
 import yaml
 
 from .harness import RESULTS_DIR
-from .train_bench import SEEDS, TARGET_REWARD, maze_run_executable, measured_run
+from .train_bench import SEEDS, TARGET_REWARD, Commands, interleaved_runs, maze_run_executable
 from .train_report import RunResult, machine, number, seconds, summarize_tool
 
 __all__ = ["MAZE_EPOCHS", "MAX_TIME_RATIO", "es_command", "main", "run"]
@@ -73,22 +72,15 @@ def ars_command(seed: int, out: Path) -> list[str]:
 def run(seeds: tuple[int, ...]) -> list[RunResult]:
     """Runs maze ES and ARS once per seed, interleaved."""
     executable = maze_run_executable()
-    results: list[RunResult] = []
-    with tempfile.TemporaryDirectory(prefix="maze-es-bench-") as tmp:
-        work_dir = Path(tmp)
-        for seed in seeds:
-            run_dir = work_dir / f"maze-{seed}"
-            commands = {
-                "maze": (es_command(executable, seed, run_dir), run_dir / "training_summary.json"),
-                "ars": (ars_command(seed, work_dir / f"ars-{seed}.json"), work_dir / f"ars-{seed}.json"),
-            }
-            for tool in TOOLS:
-                command, summary_path = commands[tool]
-                print(f"  {tool} seed {seed} ...", end=" ", flush=True)
-                result = measured_run(tool, seed, command, summary_path, work_dir)
-                print(result.one_line(), flush=True)
-                results.append(result)
-    return results
+
+    def commands(seed: int, work_dir: Path) -> Commands:
+        run_dir, ars_out = work_dir / f"maze-{seed}", work_dir / f"ars-{seed}.json"
+        return {
+            "maze": (es_command(executable, seed, run_dir), run_dir / "training_summary.json"),
+            "ars": (ars_command(seed, ars_out), ars_out),
+        }
+
+    return interleaved_runs(seeds, "maze-es-bench-", commands)
 
 
 def markdown(title: str, results: list[RunResult], command: str) -> tuple[str, dict]:

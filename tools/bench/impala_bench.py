@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import json
 import statistics
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
 from .harness import RESULTS_DIR
-from .train_bench import SEEDS, maze_command, maze_run_executable, measured_run, sb3_command
+from .train_bench import SEEDS, Commands, interleaved_runs, maze_command, maze_run_executable, sb3_command
 from .train_report import RunResult, machine, number, seconds, summarize_tool
 
 __all__ = ["main", "run"]
@@ -54,30 +53,25 @@ def learner_wait_share(run_dir: Path) -> float | None:
 def run(seeds: tuple[int, ...]) -> tuple[list[RunResult], dict[int, float | None]]:
     """Runs the three tools per seed, interleaved; returns the runs and IMPALA's waiting share per seed."""
     executable = maze_run_executable()
-    results: list[RunResult] = []
     waits: dict[int, float | None] = {}
-    with tempfile.TemporaryDirectory(prefix="maze-impala-bench-") as tmp:
-        work_dir = Path(tmp)
-        for seed in seeds:
-            commands = {
-                "impala": impala_command(executable, seed, work_dir / f"impala-{seed}"),
-                "sb3": sb3_command(seed, work_dir / f"sb3-{seed}.json"),
-                "ppo": maze_command(executable, seed, work_dir / f"ppo-{seed}"),
-            }
-            summaries = {
-                "impala": work_dir / f"impala-{seed}" / "training_summary.json",
-                "sb3": work_dir / f"sb3-{seed}.json",
-                "ppo": work_dir / f"ppo-{seed}" / "training_summary.json",
-            }
-            for tool, command in commands.items():
-                print(f"  {tool} seed {seed} ...", end=" ", flush=True)
-                result = measured_run(tool, seed, command, summaries[tool], work_dir)
-                print(result.one_line(), flush=True)
-                results.append(result)
-            waits[seed] = (
-                learner_wait_share(work_dir / f"impala-{seed}") if (work_dir / f"impala-{seed}").is_dir() else None
-            )
-    return results, waits
+
+    def commands(seed: int, work_dir: Path) -> Commands:
+        impala_dir, sb3_out, ppo_dir = (
+            work_dir / f"impala-{seed}",
+            work_dir / f"sb3-{seed}.json",
+            work_dir / f"ppo-{seed}",
+        )
+        return {
+            "impala": (impala_command(executable, seed, impala_dir), impala_dir / "training_summary.json"),
+            "sb3": (sb3_command(seed, sb3_out), sb3_out),
+            "ppo": (maze_command(executable, seed, ppo_dir), ppo_dir / "training_summary.json"),
+        }
+
+    def read_wait_share(seed: int, work_dir: Path) -> None:
+        impala_dir = work_dir / f"impala-{seed}"
+        waits[seed] = learner_wait_share(impala_dir) if impala_dir.is_dir() else None
+
+    return interleaved_runs(seeds, "maze-impala-bench-", commands, read_wait_share), waits
 
 
 def markdown(title: str, results: list[RunResult], waits: dict[int, float | None], command: str) -> str:

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import math
 import sys
-import tempfile
 from pathlib import Path
 
-from .train_bench import maze_run_executable, measured_run
+from .train_bench import Commands, interleaved_runs, maze_run_executable
 from .train_report import TOOLS, Ratio, RunResult, TrainSummary, markdown, summarize_tool, write_results
 
 __all__ = ["SEEDS", "main", "maze_command", "run", "summarize"]
@@ -62,23 +61,15 @@ def sb3_command(seed: int, out: Path) -> list[str]:
 def run(seeds: tuple[int, ...]) -> list[RunResult]:
     """Runs maze and SB3 once per seed, interleaved; returns the runs in order."""
     executable = maze_run_executable()
-    results: list[RunResult] = []
-    with tempfile.TemporaryDirectory(prefix="maze-sac-bench-") as tmp:
-        work_dir = Path(tmp)
-        for seed in seeds:
-            run_dir = work_dir / f"maze-{seed}"
-            sb3_out = work_dir / f"sb3-{seed}.json"
-            commands = {
-                "maze": (maze_command(executable, seed, run_dir), run_dir / "training_summary.json"),
-                "sb3": (sb3_command(seed, sb3_out), sb3_out),
-            }
-            for tool in TOOLS:
-                command, summary_path = commands[tool]
-                print(f"  {tool} seed {seed} ...", end=" ", flush=True)
-                result = measured_run(tool, seed, command, summary_path, work_dir)
-                print(result.one_line(), flush=True)
-                results.append(result)
-    return results
+
+    def commands(seed: int, work_dir: Path) -> Commands:
+        run_dir, sb3_out = work_dir / f"maze-{seed}", work_dir / f"sb3-{seed}.json"
+        return {
+            "maze": (maze_command(executable, seed, run_dir), run_dir / "training_summary.json"),
+            "sb3": (sb3_command(seed, sb3_out), sb3_out),
+        }
+
+    return interleaved_runs(seeds, "maze-sac-bench-", commands)
 
 
 def summarize(results: list[RunResult]) -> TrainSummary:

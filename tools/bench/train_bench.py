@@ -24,12 +24,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
-from .train_report import TOOLS, RunResult, markdown, summarize, write_results
+from .train_report import RunResult, markdown, summarize, write_results
 
-__all__ = ["SEEDS", "TARGET_REWARD", "ChildStats", "maze_command", "measure_child", "run", "main"]
+__all__ = ["SEEDS", "TARGET_REWARD", "ChildStats", "interleaved_runs", "maze_command", "measure_child", "run", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = (0, 1, 2)
@@ -193,6 +195,41 @@ def measured_run(tool: str, seed: int, command: list[str], summary_path: Path, w
     )
 
 
+Commands = dict[str, tuple[list[str], Path]]
+"""Tool -> (command line, path of the summary JSON it writes) of one seed."""
+
+
+def interleaved_runs(
+    seeds: tuple[int, ...],
+    prefix: str,
+    commands: Callable[[int, Path], Commands],
+    after_seed: Optional[Callable[[int, Path], None]] = None,
+) -> list[RunResult]:
+    """Runs every tool's command once per seed, the tools alternating, in a temporary work directory.
+
+    Args:
+        seeds: The seeds, in order.
+        prefix: Prefix of the temporary work directory.
+        commands: ``(seed, work_dir)`` -> the seed's commands, in the order to run them.
+        after_seed: Called with ``(seed, work_dir)`` after the seed's runs (e.g. to read their run dirs).
+
+    Returns:
+        One result per (seed, tool), in run order.
+    """
+    results: list[RunResult] = []
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        work_dir = Path(tmp)
+        for seed in seeds:
+            for tool, (command, summary_path) in commands(seed, work_dir).items():
+                print(f"  {tool} seed {seed} ...", end=" ", flush=True)
+                result = measured_run(tool, seed, command, summary_path, work_dir)
+                print(result.one_line(), flush=True)
+                results.append(result)
+            if after_seed is not None:
+                after_seed(seed, work_dir)
+    return results
+
+
 def run(seeds: tuple[int, ...], maze_overrides: tuple[str, ...] = ()) -> list[RunResult]:
     """Runs maze and SB3 once per seed, interleaved, and returns the runs in order.
 
@@ -204,22 +241,15 @@ def run(seeds: tuple[int, ...], maze_overrides: tuple[str, ...] = ()) -> list[Ru
         One result per (seed, tool).
     """
     executable = maze_run_executable()
-    results: list[RunResult] = []
-    with tempfile.TemporaryDirectory(prefix="maze-train-bench-") as tmp:
-        work_dir = Path(tmp)
-        for seed in seeds:
-            run_dir = work_dir / f"maze-{seed}"
-            commands = {
-                "maze": (maze_command(executable, seed, run_dir, maze_overrides), run_dir / "training_summary.json"),
-                "sb3": (sb3_command(seed, work_dir / f"sb3-{seed}.json"), work_dir / f"sb3-{seed}.json"),
-            }
-            for tool in TOOLS:
-                command, summary_path = commands[tool]
-                print(f"  {tool} seed {seed} ...", end=" ", flush=True)
-                result = measured_run(tool, seed, command, summary_path, work_dir)
-                print(result.one_line(), flush=True)
-                results.append(result)
-    return results
+
+    def commands(seed: int, work_dir: Path) -> Commands:
+        run_dir, sb3_out = work_dir / f"maze-{seed}", work_dir / f"sb3-{seed}.json"
+        return {
+            "maze": (maze_command(executable, seed, run_dir, maze_overrides), run_dir / "training_summary.json"),
+            "sb3": (sb3_command(seed, sb3_out), sb3_out),
+        }
+
+    return interleaved_runs(seeds, "maze-train-bench-", commands)
 
 
 def main(quick: bool, maze_overrides: tuple[str, ...] = ()) -> None:
