@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import (
     bc_bench,
     busy_bench,
+    cutting_figures,
     deploy_bench,
     env_layer,
     es_bench,
@@ -57,6 +58,7 @@ TRAIN = "train"
 
 STANDALONE: dict[str, Callable[[bool], None]] = {
     "busy": busy_bench.main,  # PPO epoch time idle vs two CPU-bound background processes, maze vs SB3
+    "cutting": cutting_figures.main,  # the Cutting-2D tutorial figures (seed-inventory §15), reproduced
     "deploy": deploy_bench.main,  # act latency against the bare policy
     "es": es_bench.main,  # ES time-to-solve against sb3-contrib ARS
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
