@@ -62,7 +62,8 @@ class Timeout:
         traceback: Optional[TracebackType],
     ) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self._previous_handler)  # type: ignore[arg-type]
+        # None: the previous handler was not installed from Python; fall back to the default
+        signal.signal(signal.SIGALRM, self._previous_handler or signal.SIG_DFL)  # type: ignore[arg-type]
         outer_delay, outer_interval = self._previous_timer
         if outer_delay > 0:  # an enclosing timer was armed: give it back what is left of its time
             left = outer_delay - (time.monotonic() - self._started)
