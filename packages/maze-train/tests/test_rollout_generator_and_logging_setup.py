@@ -91,3 +91,9 @@ def test_setup_logging_writes_console_tables_and_tensorboard_under_the_script_na
     texts = read_texts(tensorboard_dir)
     assert "n_epochs: 3" in texts["config"] and "--fast" in texts["command"]
     assert second_dir != tensorboard_dir and read_texts(second_dir)["config"].count("lr: 0.1") == 1
+
+
+def test_setup_logging_without_a_job_config_logs_the_command_only(tmp_path) -> None:
+    tensorboard_dir = setup_logging(log_dir=tmp_path)
+    clear_global_state()
+    assert set(read_texts(tensorboard_dir)) == {"command"}

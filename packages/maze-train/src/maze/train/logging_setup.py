@@ -24,7 +24,7 @@ import yaml
 from maze.env.log_stats.global_state import GlobalLogState, register_log_stats_writer
 from maze.env.log_stats.writers import LogStatsWriterConsole
 from maze.env.utils.loggable_config import loggable_config
-from maze.train.tensorboard import LogStatsWriterTensorboard
+from maze.train.tensorboard import LogStatsWriterTensorboard, markdown_code_block
 
 __all__ = ["script_name", "setup_logging"]
 
@@ -63,10 +63,13 @@ def setup_logging(
     tensorboard_dir = _new_run_dir(Path(log_dir) / "tensorboard", f"{script_name()}_{time.strftime('%Y%m%d-%H%M%S')}")
     writer = LogStatsWriterTensorboard(tensorboard_dir, figures=tensorboard_figures)
     register_log_stats_writer(writer)
+    command = shlex.join([sys.executable, *sys.argv])
+    if job_config is None:
+        writer.write_text("command", markdown_code_block(command, "shell"))
+        return tensorboard_dir
     if dataclasses.is_dataclass(job_config) and not isinstance(job_config, type):
         job_config = {field.name: getattr(job_config, field.name) for field in dataclasses.fields(job_config)}
-    config_text = yaml.safe_dump(loggable_config(job_config), sort_keys=False)
-    writer.write_config(config_text, shlex.join([sys.executable, *sys.argv]))
+    writer.write_config(yaml.safe_dump(loggable_config(job_config), sort_keys=False), command)
     return tensorboard_dir
 
 
