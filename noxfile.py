@@ -60,13 +60,15 @@ def integration(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def examples(session: nox.Session) -> None:
     """Execute every runnable example (each example folder carries the test that runs it)."""
-    # maze-viz with its notebook extra, nbclient and ipykernel: viewer.ipynb runs in a real Jupyter kernel
+    # maze-viz with its notebook extra, nbclient and ipykernel: viewer.ipynb runs in a real Jupyter kernel;
+    # maze-rl (with maze-train) and stable-baselines3: the train-from-Python and other-frameworks examples
     install_packages(
         session,
         "maze-env",
         "maze-deploy",
         "maze-viz",
-        extra=("pytest", "matplotlib", "ipywidgets", "nbclient", "ipykernel"),
+        "maze-rl",
+        extra=("pytest", "matplotlib", "ipywidgets", "nbclient", "ipykernel", "stable-baselines3"),
     )
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "examples", *session.posargs, env={"MPLBACKEND": "Agg"})

@@ -17,6 +17,7 @@ DOCUMENTED_TARGETS = [
     "maze.core.trajectory_recording.datasets.trajectory_processor.IdentityWithNextObservationTrajectoryProcessor",
     "maze.core.wrappers.maze_gym_env_wrapper.GymMazeEnv",
     "maze.core.wrappers.maze_gym_env_wrapper.make_gym_maze_env",
+    "maze.core.wrappers.reward_scaling_wrapper.RewardScalingWrapper",
     "maze.core.wrappers.monitoring_wrapper.MazeEnvMonitoringWrapper",
     "maze.core.wrappers.observation_normalization.observation_normalization_wrapper.ObservationNormalizationWrapper",
     "maze.core.wrappers.observation_preprocessing.preprocessing_wrapper.PreProcessingWrapper",
@@ -32,13 +33,27 @@ DOCUMENTED_TARGETS = [
     "maze.preprocessors.Rgb2GrayPreProcessor",
     "maze.preprocessors.UnSqueezePreProcessor",
     "maze.train.trainers.common.evaluators.rollout_evaluator.RolloutEvaluator",
+    "maze.normalization_strategies.MeanZeroStdOneObservationNormalizationStrategy",
+    "maze.normalization_strategies.RangeZeroOneObservationNormalizationStrategy",
+]
+
+DOCUMENTED_UTILITIES = [
+    # the documented module paths of the utilities (the seeds' API reference and Python listings)
+    "maze.utils.log_stats_utils.setup_logging",
+    "maze.utils.log_stats_utils.SimpleStatsLoggingSetup",
+    "maze.utils.log_stats_utils.clear_global_state",
+    "maze.utils.timeout.Timeout",
+    "maze.utils.process.Process",
+    "maze.core.rollout.rollout_generator.RolloutGenerator",
+    "maze.core.utils.config_utils.read_hydra_config",
+    "maze.core.utils.config_utils.make_env_from_hydra",
 ]
 
 SAME_CLASS_UNDER_ANOTHER_NAME = {"StateCriticComposer": "StepStateCriticComposer"}
 """Documented names that our packages export as another name of the same class."""
 
 
-@pytest.mark.parametrize("path", DOCUMENTED_TARGETS)
+@pytest.mark.parametrize("path", DOCUMENTED_TARGETS + DOCUMENTED_UTILITIES)
 def test_documented_target_resolves_to_the_class_of_that_name(path: str) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -92,8 +92,10 @@ from maze.env.trajectory_recording import (
     load_trajectory,
 )
 from maze.env.utils.factory import CollectionOfConfigType, ConfigType, Factory
+from maze.env.utils.process import Process
 from maze.env.utils.running_stats import CumulativeMovingMeanStd
 from maze.env.utils.seeding import MazeSeeding, set_seeds_globally
+from maze.env.utils.timeout import Timeout
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.vector.subproc import SubprocVectorEnv
 from maze.env.vector.vector_env import StructuredVectorEnv
@@ -280,6 +282,8 @@ __all__ = [
     "MazeSeeding",
     "set_seeds_globally",
     "CumulativeMovingMeanStd",
+    "Timeout",
+    "Process",
     # agents
     "Policy",
     "FlatPolicy",

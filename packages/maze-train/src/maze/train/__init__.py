@@ -57,6 +57,8 @@ _EXPORTS = {
     "ImitationEvents": "maze.train.trainers.imitation",
     "BCDevRunner": "maze.train.trainers.imitation",
     "BCLocalRunner": "maze.train.trainers.imitation",
+    "RolloutGenerator": "maze.train.rollout",
+    "setup_logging": "maze.train.logging_setup",
 }
 
 __all__ = ["__version__", *_EXPORTS]

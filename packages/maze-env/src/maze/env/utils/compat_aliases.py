@@ -1,7 +1,7 @@
 """Aliases for the ``_target_`` paths of the original framework's documentation.
 
 Configs written against the documented module layout (``maze.core.wrappers...``,
-``maze.preprocessors...``) keep working: :func:`~maze.env.utils.factory.resolve_target`
+``maze.preprocessors...``, ``maze.utils...``) keep working: :func:`~maze.env.utils.factory.resolve_target`
 looks a path up here first, resolves the path of our class instead and warns once per path
 with the new name, so the config can be updated at leisure. The table is explicit: only
 the paths below are translated, nothing is guessed.
@@ -56,6 +56,41 @@ DOCUMENTED_ALIASES: dict[str, str] = {
     ),
     # training
     "maze.train.trainers.common.evaluators.rollout_evaluator.RolloutEvaluator": "maze.train.evaluators.RolloutEvaluator",
+    # normalization strategies (named as a string in the wrapper's `default_strategy`)
+    **{
+        f"maze.normalization_strategies.{name}": f"{_WRAPPERS}.normalization.strategies.{name}"
+        for name in ("MeanZeroStdOneObservationNormalizationStrategy", "RangeZeroOneObservationNormalizationStrategy")
+    },
+    # utilities (maze.utils) and the Python listings of the examples
+    "maze.utils.log_stats_utils.setup_logging": "maze.train.logging_setup.setup_logging",
+    "maze.utils.log_stats_utils.SimpleStatsLoggingSetup": "maze.env.log_stats.logging_setup.SimpleStatsLoggingSetup",
+    "maze.utils.log_stats_utils.clear_global_state": "maze.env.log_stats.global_state.clear_global_state",
+    "maze.utils.timeout.Timeout": "maze.env.utils.timeout.Timeout",
+    "maze.utils.process.Process": "maze.env.utils.process.Process",
+    "maze.core.rollout.rollout_generator.RolloutGenerator": "maze.train.rollout.generator.RolloutGenerator",
+    "maze.core.utils.config_utils.read_hydra_config": "maze.rl.hydra_config.read_hydra_config",
+    "maze.core.utils.config_utils.make_env_from_hydra": "maze.rl.hydra_config.make_env_from_hydra",
+    "maze.core.wrappers.log_stats_wrapper.LogStatsWrapper": f"{_WRAPPERS}.log_stats_wrapper.LogStatsWrapper",
+    "maze.core.wrappers.no_dict_spaces_wrapper.NoDictSpacesWrapper": f"{_WRAPPERS}.dict_spaces.NoDictSpacesWrapper",
+    "maze.core.wrappers.reward_scaling_wrapper.RewardScalingWrapper": f"{_WRAPPERS}.reward_wrappers.RewardScalingWrapper",
+    "maze.core.wrappers.observation_normalization.observation_normalization_utils.obtain_normalization_statistics": (
+        f"{_WRAPPERS}.normalization.normalization_utils.obtain_normalization_statistics"
+    ),
+    "maze.core.agent.dummy_cartpole_policy.DummyCartPolePolicy": "maze.env.agent.dummy_cartpole_policy.DummyCartPolePolicy",
+    "maze.core.agent.torch_policy.TorchPolicy": "maze.perception.agent.torch_policy.TorchPolicy",
+    "maze.core.agent.torch_state_critic.TorchSharedStateCritic": (
+        "maze.perception.agent.torch_state_critic.TorchSharedStateCritic"
+    ),
+    "maze.core.agent.torch_actor_critic.TorchActorCritic": "maze.perception.agent.torch_actor_critic.TorchActorCritic",
+    "maze.train.parallelization.vector_env.sequential_vector_env.SequentialVectorEnv": (
+        "maze.env.vector.sequential.SequentialVectorEnv"
+    ),
+    "maze.train.parallelization.vector_env.subproc_vector_env.SubprocVectorEnv": "maze.env.vector.subproc.SubprocVectorEnv",
+    "maze.train.trainers.a2c.a2c_trainer.A2C": "maze.train.trainers.a2c.A2C",
+    "maze.train.trainers.a2c.a2c_algorithm_config.A2CAlgorithmConfig": "maze.train.trainers.a2c.A2CAlgorithmConfig",
+    "maze.train.trainers.common.model_selection.best_model_selection.BestModelSelection": (
+        "maze.train.trainers.common.model_selection.BestModelSelection"
+    ),
 }
 """Documented path -> the path of our class (strings only: nothing is imported here)."""
 

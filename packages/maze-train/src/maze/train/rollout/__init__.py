@@ -1,5 +1,6 @@
 """On-policy rollout collection over structured vector envs."""
 
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector, SubStepBatch
+from maze.train.rollout.generator import RolloutGenerator
 
-__all__ = ["RolloutBatch", "RolloutCollector", "SubStepBatch"]
+__all__ = ["RolloutBatch", "RolloutCollector", "RolloutGenerator", "SubStepBatch"]
