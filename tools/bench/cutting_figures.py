@@ -4,8 +4,8 @@
 budget and writes ``results/cutting.md``/``.json``: our figures beside the seeds'.
 
 * Part 4, flat env (``env=tutorial_cutting_2d_basic``, PPO): the seeds print the ``train`` reward
-  statistics at log step 12 after 96,000 env steps (12 epochs of 8,000); our PPO defaults collect
-  20,000 env steps per epoch, so the comparison point is epoch 5 (100,000 env steps).
+  statistics at log step 12, after 12 epochs of 8,000 env steps (96,000); our PPO defaults collect
+  20,000 env steps per epoch, so 12 epochs are 240,000 env steps (the table states both).
 * Part 8, structured "simple problem" (``env=tutorial_cutting_2d_struct`` and ``_struct_masked``,
   PPO): the seeds say the reward approaches the optimum of 31 raw pieces per 180-step episode
   (reward -31) and that masking helps; we report the deterministic evaluation per epoch.
@@ -43,7 +43,7 @@ CASES = (
     Case(
         "part 4: flat env, PPO",
         "env=tutorial_cutting_2d_basic wrappers=tutorial_cutting_2d_basic model=tutorial_cutting_2d_basic",
-        5,
+        12,
         "train reward mean -186.45 (std 34.2, min -259, max -130) after 96,000 env steps; 24.3 s per 8,000-step epoch",
     ),
     Case(
