@@ -1,5 +1,6 @@
 """On-policy rollout collection over structured vector envs."""
 
+from maze.train.rollout.actors import ActorRollout, ActorSample
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector, SubStepBatch
 
-__all__ = ["RolloutBatch", "RolloutCollector", "SubStepBatch"]
+__all__ = ["ActorRollout", "ActorSample", "RolloutBatch", "RolloutCollector", "SubStepBatch"]
