@@ -109,6 +109,10 @@ def test_rejects_critics_and_consumers_that_need_fixed_slots(vector_env) -> None
         prepare_actor_critic_batch(rollout, model, gamma=0.9, gae_lambda=0.95)
     with pytest.raises(ConfigurationError, match="Only A2C and PPO"):
         _ = rollout.n_slots
+    config = small_model_config("flatten_concat", "dummy")
+    config["policy"]["substeps_with_separate_agent_nets"] = ["work"]
+    with pytest.raises(ConfigurationError, match=r"agent count is dynamic \(-1\)"):
+        build_model_composer(config, SpacesConfig.from_env(build_dynamic_agents_env())).torch_actor_critic()
 
 
 def test_ppo_learns_the_dynamic_agents_env_and_reports_both_actors_returns(vector_env, recorder, single_thread) -> None:
