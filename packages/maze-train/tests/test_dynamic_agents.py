@@ -13,7 +13,7 @@ from maze.train.evaluators import RolloutEvaluator
 from maze.train.returns import compute_linked_gae
 from maze.train.rollout import ActorRollout, RolloutCollector
 from maze.train.rollout.actors import TransitionEnd
-from maze.train.trainers import PPO, PPOAlgorithmConfig
+from maze.train.trainers import A2C, PPO, A2CAlgorithmConfig, PPOAlgorithmConfig
 from maze.train.trainers.actor_critic import prepare_actor_critic_batch
 from train_test_support import ZeroPolicy, packaged_config, small_model_config
 
@@ -119,7 +119,7 @@ def test_ppo_learns_the_dynamic_agents_env_and_reports_both_actors_returns(vecto
     """Random play: spawner return ~5 (0.5 per decision of the episode), worker return ~0.75; best ~10 and 1.5."""
     torch.manual_seed(0)
     config = PPOAlgorithmConfig(
-        n_epochs=2,
+        n_epochs=3,
         epoch_length=5,
         n_rollout_steps=20,
         lr=0.003,
@@ -137,8 +137,25 @@ def test_ppo_learns_the_dynamic_agents_env_and_reports_both_actors_returns(vecto
 
     spawn = recorder.values("train", "ActorEvents", "actor_return", "mean", groups=("spawn",))
     work = recorder.values("train", "ActorEvents", "actor_return", "mean", groups=("work",))
-    assert len(spawn) == len(work) == 2
+    assert len(spawn) == len(work) == 3
     assert spawn[-1] >= 8.0 and work[-1] >= 1.3, (spawn, work)
     assert recorder.values("train", "ActorEvents", "actor_return", "actor_count", groups=("work",))[-1] > 100
     assert recorder.values("eval", "ActorEvents", "actor_return", "mean", groups=("spawn",))[-1] >= 9.0
     assert recorder.values("eval", "ActorEvents", "actor_return", "mean", groups=("work",))[-1] >= 1.4
+
+
+def test_a2c_trains_on_the_dynamic_agents_env(vector_env, recorder) -> None:
+    torch.manual_seed(0)
+    config = A2CAlgorithmConfig(n_epochs=1, epoch_length=2, n_rollout_steps=12, patience=0)
+    model = dynamic_model()
+    before = [parameter.detach().clone() for parameter in model.parameters()]
+    collector = RolloutCollector(vector_env(build_dynamic_agents_env), config.n_rollout_steps, SEEDS[:2])
+
+    result = A2C(config, collector, None, model).train()
+
+    assert (result.env_steps, result.sub_steps) == (48, 48)  # every call counts as an env step
+    assert not all(torch.equal(old, new) for old, new in zip(before, model.parameters(), strict=True))
+    for group in (0, 1):  # one statistic per policy network
+        losses = recorder.values("train", "ActorCriticEvents", "policy_loss", groups=(group,))
+        assert len(losses) == 1 and np.isfinite(losses).all()
+    assert recorder.values("train", "ActorEvents", "actor_return", "actor_count", groups=("work",))
