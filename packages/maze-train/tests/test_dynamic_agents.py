@@ -88,7 +88,7 @@ def test_batch_has_one_group_per_network_with_the_closed_transitions(vector_env)
     batch = prepare_actor_critic_batch(rollout, model, gamma=0.9, gae_lambda=0.95)
 
     closed = [sample for sample in rollout.samples if sample.end != TransitionEnd.OPEN]
-    assert sorted(actor_id[0] for actor_id in batch.actor_ids) == ["spawn", "work"]
+    assert [actor_id[0] for actor_id in batch.actor_ids] == ["spawn", "work"]  # the policy's network order
     assert batch.n_rows == len(closed)
     for actor_id, observations in zip(batch.actor_ids, batch.observations, strict=True):
         expected = sum(sample.actor_id[0] == actor_id[0] for sample in closed)

@@ -260,7 +260,8 @@ def prepare_actor_samples_batch(
         gae_lambda: GAE lambda.
 
     Returns:
-        The batch of the closed transitions, one group per policy network.
+        The batch of the closed transitions, one group per policy network (in the order of
+        the policy's networks).
     """
     _check_critic(model)
     device = model.device
@@ -270,7 +271,9 @@ def prepare_actor_samples_batch(
             f"no actor acted twice, was done or saw its episode end within a rollout of {rollout.rewards.shape[0]} "
             "sub-steps, so there is nothing to train on; raise algorithm.n_rollout_steps"
         )
-    groups = list(group_by_network(model.policy, [sample.actor_id for sample in samples]).values())
+    by_network = group_by_network(model.policy, [sample.actor_id for sample in samples])
+    order = {key: position for position, key in enumerate(model.policy.networks)}  # stable group numbers
+    groups = [by_network[key] for key in sorted(by_network, key=lambda key: order.get(key, len(order)))]
     actor_ids = [samples[indices[0]].actor_id for indices in groups]
     observations = [_stack([samples[index].observation for index in indices]) for indices in groups]
     actions = [
