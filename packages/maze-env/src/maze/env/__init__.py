@@ -48,6 +48,7 @@ from maze.env.log_events import (
 )
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.base_events import (
+    ActorEvents,
     BaseEnvEvents,
     ContinuousActionEvents,
     DiscreteActionEvents,
@@ -239,6 +240,7 @@ __all__ = [
     "define_plot",
     "histogram",
     "BaseEnvEvents",
+    "ActorEvents",
     "RewardEvents",
     "ObservationEvents",
     "DiscreteActionEvents",

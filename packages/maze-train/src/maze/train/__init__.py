@@ -34,6 +34,7 @@ _EXPORTS = {
     "TrainingRunner": "maze.train.runners",
     "compute_gae": "maze.train.returns",
     "compute_returns": "maze.train.returns",
+    "compute_linked_gae": "maze.train.returns",
     "LogStatsWriterTensorboard": "maze.train.tensorboard",
     "ESTrainer": "maze.train.trainers.es",
     "ESAlgorithmConfig": "maze.train.trainers.es",

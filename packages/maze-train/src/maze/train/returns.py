@@ -17,7 +17,7 @@ from typing import Union
 
 import numpy as np
 
-__all__ = ["compute_gae", "compute_returns"]
+__all__ = ["compute_gae", "compute_linked_gae", "compute_returns"]
 
 DiscountType = Union[float, np.ndarray]
 """The discount per transition: one float, or ``[T]`` (e.g. 1 between the sub-steps of one env step)."""
@@ -107,3 +107,38 @@ def compute_returns(
             following = np.where(ends[t], np.where(terminated[t], 0.0, next_values[t]), returns[t + 1])
         returns[t] = rewards[t] + discount[t] * following
     return returns.astype(np.float32)
+
+
+def compute_linked_gae(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    next_values: np.ndarray,
+    next_index: np.ndarray,
+    gamma: float,
+    gae_lambda: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """GAE over transitions linked into trajectories by index (per-actor trajectories of dynamic agents).
+
+    ``delta[s] = rewards[s] + gamma * next_values[s] - values[s]`` and
+    ``advantage[s] = delta[s] + gamma * gae_lambda * advantage[next_index[s]]`` where
+    ``next_index[s] >= 0``. Each transition's successor comes later in the arrays.
+
+    Args:
+        rewards: ``[S]`` reward of every transition.
+        values: ``[S]`` value of the observation each transition starts from.
+        next_values: ``[S]`` the value bootstrapped after each transition (0 where nothing is).
+        next_index: ``[S]`` int, the transition whose advantage flows back into this one
+            (a larger index), or -1 where none does (the trajectory ends, or its next
+            transition is not complete yet).
+        gamma: Discount per transition.
+        gae_lambda: Bias/variance trade-off in ``[0, 1]``.
+
+    Returns:
+        ``(advantages, value_targets)``, both ``[S]`` float32; ``value_targets = advantages + values``.
+    """
+    deltas = np.asarray(rewards, np.float64) + gamma * np.asarray(next_values, np.float64) - values
+    advantages = deltas.copy()
+    factor = gamma * gae_lambda
+    for sample in np.flatnonzero(next_index >= 0)[::-1].tolist():
+        advantages[sample] += factor * advantages[next_index[sample]]
+    return advantages.astype(np.float32), (advantages + values).astype(np.float32)

@@ -26,6 +26,7 @@ from maze.env.log_stats.event_decorators import (
 
 __all__ = [
     "BaseEnvEvents",
+    "ActorEvents",
     "RewardEvents",
     "ObservationEvents",
     "DiscreteActionEvents",
@@ -76,6 +77,26 @@ class BaseEnvEvents:
     @define_stats_grouping("name")
     def kpi(self, name: str, value: float) -> None:
         """A key performance indicator ``name`` of a finished episode (fired once per episode)."""
+
+
+class ActorEvents:
+    """Per-actor returns of envs with dynamic agents (logged by the LogStatsWrapper for them).
+
+    An actor's return is the sum of every reward from its first action until it is done
+    (``is_actor_done()``) or the episode ends: the rewards that follow one of its actions,
+    up to its next action, count for it (see the dynamic-agents section of maze-train).
+    """
+
+    @define_epoch_stats(np.mean, output_name="mean")
+    @define_epoch_stats(min, output_name="min")
+    @define_epoch_stats(max, output_name="max")
+    @define_epoch_stats(sum, input_name="count", output_name="actor_count")
+    @define_episode_stats(np.mean)
+    @define_episode_stats(len, output_name="count")
+    @define_step_stats(None)
+    @define_stats_grouping("step_key")
+    def actor_return(self, step_key: Any, value: float) -> None:
+        """The return of one actor of sub-step ``step_key`` (fired when the actor's part of the episode ends)."""
 
 
 class RewardEvents:

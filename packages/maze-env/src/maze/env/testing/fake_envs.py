@@ -8,6 +8,8 @@ seeded by ``reset(seed=...)`` and exercises one structural feature.
 * :func:`build_multi_step_env` - two sub-steps per env step (``0``: pick an item,
   ``1``: place it), different spaces per sub-step, rewards split among the two actors.
 * :func:`build_multi_agent_env` - one sub-step, ``n_agents`` agents acting in turn.
+* :func:`build_dynamic_agents_env` - dynamic agents: a spawner creates workers that act
+  a random number of times and are then done (``agent_counts_dict`` ``{"spawn": 1, "work": -1}``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ __all__ = [
     "build_dummy_maze_env",
     "build_multi_step_env",
     "build_multi_agent_env",
+    "DynamicAgentsCoreEnv",
+    "build_dynamic_agents_env",
 ]
 
 
@@ -215,4 +219,90 @@ def build_multi_agent_env(
         FakeCoreEnv(n_agents=n_agents, max_steps=max_steps, end_between_sub_steps=end_between_sub_steps),
         action_conversion_dict={0: _IdentityActionConversion(spaces.Dict({"action": spaces.Discrete(3)}))},
         observation_conversion_dict={0: _ObservationConversion(observation_space, observe)},
+    )
+
+
+class DynamicAgentsCoreEnv(CoreEnv):
+    """A spawner and short-lived workers: actors created and finished during an episode.
+
+    Each of ``n_rounds`` rounds, the spawner (actor ``("spawn", 0)``) sees a cue bit and
+    earns 1 for choosing it; then it creates a new worker (``("work", k)`` for the ``k``-th
+    worker of the episode) that acts 1 or 2 times (drawn by the env) and earns 1 each time
+    it picks the target bit it sees. After its last action a worker is done
+    (``is_actor_done()``); after the last round the episode terminates. Every call is one
+    env step. The order of the actors varies, so batched envs wait for different sub-steps.
+    Random play earns 0.5 per decision, the best play 1.
+
+    Args:
+        n_rounds: Spawner decisions per episode.
+    """
+
+    def __init__(self, n_rounds: int = 4) -> None:
+        super().__init__()
+        self.n_rounds = n_rounds
+        self._rng = np.random.default_rng()
+        self._round, self._workers, self._life, self._bit = 0, 0, 0, 0
+        self._done = False
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[dict, dict]:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._round, self._workers, self._life, self._done = 0, 0, 0, False
+        self._bit = int(self._rng.integers(2))
+        return self.get_maze_state(), {}
+
+    def step(self, maze_action: dict[str, Any]) -> tuple[dict, float, bool, bool, dict]:
+        reward = float(int(next(iter(maze_action.values()))) == self._bit)
+        self._done, terminated = False, False
+        if self._life == 0:  # the spawner acted: a new worker starts
+            self._workers += 1
+            self._life = int(self._rng.integers(1, 3))
+        else:
+            self._life -= 1
+            if self._life == 0:
+                self._done = True
+                self._round += 1
+                terminated = self._round == self.n_rounds
+        self._bit = int(self._rng.integers(2))
+        self.context.increment_env_step()
+        return self.get_maze_state(), reward, terminated, False, {}
+
+    def get_maze_state(self) -> dict:
+        return {"bit": self._bit, "round": self._round, "life": self._life}
+
+    def actor_id(self) -> ActorID:
+        return ActorID("work", self._workers - 1) if self._life else ActorID("spawn", 0)
+
+    def is_actor_done(self) -> bool:
+        return self._done
+
+    @property
+    def agent_counts_dict(self) -> dict[StepKeyType, int]:
+        return {"spawn": 1, "work": -1}
+
+
+def build_dynamic_agents_env(n_rounds: int = 4) -> MazeEnv[DynamicAgentsCoreEnv]:
+    """Dynamic agents with two policies, ``spawn`` and ``work`` (see :class:`DynamicAgentsCoreEnv`)."""
+    bit_space = spaces.Box(0.0, 1.0, shape=(2,), dtype=np.float32)
+    counter_space = spaces.Box(0.0, float(n_rounds), shape=(1,), dtype=np.float32)
+
+    def one_hot(bit: int) -> np.ndarray:
+        return np.eye(2, dtype=np.float32)[bit]
+
+    return MazeEnv(
+        DynamicAgentsCoreEnv(n_rounds),
+        action_conversion_dict={
+            "spawn": _IdentityActionConversion(spaces.Dict({"choice": spaces.Discrete(2)})),
+            "work": _IdentityActionConversion(spaces.Dict({"move": spaces.Discrete(2)})),
+        },
+        observation_conversion_dict={
+            "spawn": _ObservationConversion(
+                spaces.Dict({"cue": bit_space, "round": counter_space}),
+                lambda state: {"cue": one_hot(state["bit"]), "round": np.array([state["round"]], np.float32)},
+            ),
+            "work": _ObservationConversion(
+                spaces.Dict({"target": bit_space, "life": counter_space}),
+                lambda state: {"target": one_hot(state["bit"]), "life": np.array([state["life"]], np.float32)},
+            ),
+        },
     )

@@ -137,6 +137,50 @@ class StructuredVectorEnv(ABC):
         batch = self._batch(observations, actor_ids)
         return batch, np.array(rewards, dtype=np.float64), np.array(terminated, bool), np.array(truncated, bool), infos
 
+    def reset_each(
+        self, *, seed: SeedType = None, options: Optional[dict] = None
+    ) -> tuple[list[dict[str, Any]], tuple[dict[str, Any], ...]]:
+        """Like :meth:`reset`, but returns one observation dict per env instead of a batch.
+
+        For envs with dynamic agents (see :meth:`step_each`), whose envs may wait for actors
+        of different sub-steps.
+        """
+        observations, infos, actor_ids = zip(*self._reset_envs(self._env_seeds(seed), options), strict=True)
+        self._actor_ids = list(actor_ids)
+        return list(observations), infos
+
+    def step_each(
+        self, actions: Sequence[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray, np.ndarray, tuple[dict[str, Any], ...]]:
+        """Steps env ``i`` with ``actions[i]`` and returns one observation dict per env, unbatched.
+
+        Unlike :meth:`step`, the envs may wait for actors of different sub-steps (e.g. a
+        hierarchical env where one env's high-level policy acts while another env's
+        low-level policy acts): each env gets an action of its own actor's space and
+        :meth:`actor_ids` names the actor each observation belongs to. Auto-reset, rewards,
+        flags and infos are as in :meth:`step`. The observation dicts are the envs' own
+        (copy what you keep).
+
+        Args:
+            actions: One action dict per env, for the actor the env waits for.
+
+        Returns:
+            ``(observations, rewards, terminated, truncated, infos)``.
+        """
+        if len(actions) != self._n_envs:
+            raise InvalidActionError(f"step_each() needs one action dict per env ({self._n_envs}), got {len(actions)}")
+        observations, rewards, terminated, truncated, infos, actor_ids = zip(
+            *self._step_envs(list(actions)), strict=True
+        )
+        self._actor_ids = list(actor_ids)
+        return (
+            list(observations),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminated, bool),
+            np.array(truncated, bool),
+            infos,
+        )
+
     def call(self, method_name: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Calls ``method_name(*args, **kwargs)`` on every env (e.g. to collect per-env statistics).
 

@@ -11,7 +11,7 @@ from maze.env.log_events.episode_event_log import EpisodeEventLog
 from maze.env.log_events.log_events_writer_registry import LogEventsWriterRegistry
 from maze.env.log_events.step_event_log import StepEventLog
 from maze.env.log_stats.aggregator import EpisodeStatsBatch, LogStatsAggregator, step_stats
-from maze.env.log_stats.base_events import BaseEnvEvents
+from maze.env.log_stats.base_events import ActorEvents, BaseEnvEvents
 from maze.env.log_stats.event_decorators import LogStatsLevel
 from maze.env.log_stats.global_state import log_stats
 from maze.env.log_stats.log_stats import LogStats, LogStatsKey
@@ -46,6 +46,10 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
     :meth:`write_epoch_stats` writes the epoch statistics under ``logging_prefix`` through
     the writers registered with :func:`~maze.env.log_stats.global_state.register_log_stats_writer`.
 
+    Envs with dynamic agents (a ``-1`` in ``agent_counts_dict``) also get the return of
+    every actor, per sub-step key (:class:`~maze.env.log_stats.base_events.ActorEvents`):
+    the rewards from an actor's first action until it is done or the episode ends.
+
     Put it outermost, above :class:`~maze.env.wrappers.monitoring_wrapper.MazeEnvMonitoringWrapper`
     and every wrapper whose rewards should be logged.
 
@@ -74,18 +78,25 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
         self._step_ends: list[int] = []
         self._events = EventColumns()
         self._last_step: tuple[Any, Sequence[EventRecord]] = (None, _NO_EVENTS)
+        # Envs with dynamic agents: the running return of every live actor and the finished ones.
+        counts = getattr(env, "agent_counts_dict", {})
+        self._actor_returns: Optional[dict[Any, float]] = {} if any(n < 0 for n in counts.values()) else None
+        self._finished_actors: list[EventRecord] = []
 
     # --- gymnasium API -------------------------------------------------------------------
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
         """Steps the env and records the step's reward and events."""
         env_time = self._env_time()
+        actor = None if self._actor_returns is None else self.env.actor_id()
         result = self.env.step(action)
         events = self._events
         events.extend(self._step_events_source())
         self._rewards.append(result[1])
         self._env_times.append(env_time)
         self._step_ends.append(len(events.methods))
+        if actor is not None:
+            self._add_actor_reward(actor, result[1])
         if result[2] or result[3]:
             self._end_episode()
         return result
@@ -129,6 +140,21 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
 
     # --- helpers -------------------------------------------------------------------------
 
+    def _add_actor_reward(self, actor: Any, reward: float) -> None:
+        """Credits ``reward`` to every live actor (``actor`` just acted) and ends ``actor`` if it is done."""
+        returns = self._actor_returns
+        returns.setdefault(actor, 0.0)
+        for key in returns:
+            returns[key] += float(reward)
+        if self.env.is_actor_done():
+            self._finish_actor(actor)
+
+    def _finish_actor(self, actor: Any) -> None:
+        value = self._actor_returns.pop(actor)
+        self._finished_actors.append(
+            EventRecord(ActorEvents, ActorEvents.actor_return, {"step_key": actor[0], "value": value})
+        )
+
     def _end_episode(self) -> None:
         rewards, env_times, ends, events = self._rewards, self._env_times, self._step_ends, self._events
         self._rewards, self._env_times, self._step_ends, self._events = [], [], [], EventColumns()
@@ -137,6 +163,12 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
         if events:
             aggregator.add_steps(events, ends)
         aggregator.add_step_stats(BaseEnvEvents, BaseEnvEvents.reward, _rewards_per_env_step(rewards, env_times))
+        if self._actor_returns is not None:
+            for actor in list(self._actor_returns):
+                self._finish_actor(actor)
+            if self._finished_actors:  # one step per actor: one return per step statistic
+                aggregator.add_steps(self._finished_actors, range(1, len(self._finished_actors) + 1))
+            self._finished_actors = []
         kpi_calculator = getattr(self.env, "get_kpi_calculator", lambda: None)()
         if kpi_calculator is not None or LogEventsWriterRegistry.writers:
             kpi_events = self._record_event_log(kpi_calculator, rewards, env_times, events, ends)

@@ -15,6 +15,7 @@ from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.vector.vector_env import StructuredVectorEnv
 from maze.train.progress import TrainingProgress
+from maze.train.rollout.actors import act_each, has_dynamic_agents
 
 __all__ = ["Evaluator", "RolloutEvaluator"]
 
@@ -77,13 +78,20 @@ class RolloutEvaluator(Evaluator):
         env = self.eval_env
         quotas = np.full(env.n_envs, self.n_episodes // env.n_envs)
         quotas[: self.n_episodes % env.n_envs] += 1
-        observation, _ = env.reset(seed=self.seeds)
+        dynamic = has_dynamic_agents(env)
+        observation, _ = env.reset_each(seed=self.seeds) if dynamic else env.reset(seed=self.seeds)
         env.call("clear_epoch_stats")  # drops episodes the reset cut short
         finished = np.zeros(env.n_envs, dtype=int)
         progress = (self.progress or TrainingProgress("off")).bar("evaluation", self.n_episodes, "episodes")
         while (finished < quotas).any():
-            action = policy.compute_action(observation, actor_id=env.actor_ids()[0], deterministic=self.deterministic)
-            observation, _, terminated, truncated, _ = env.step(action)
+            if dynamic:  # the envs may wait for actors of different sub-steps
+                actions, _ = act_each(policy, observation, env.actor_ids(), deterministic=self.deterministic)
+                observation, _, terminated, truncated, _ = env.step_each(actions)
+            else:
+                action = policy.compute_action(
+                    observation, actor_id=env.actor_ids()[0], deterministic=self.deterministic
+                )
+                observation, _, terminated, truncated, _ = env.step(action)
             done_before = np.minimum(finished, quotas).sum()
             finished += terminated | truncated
             progress.update(int(np.minimum(finished, quotas).sum() - done_before))

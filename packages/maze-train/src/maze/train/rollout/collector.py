@@ -10,18 +10,25 @@ timeline ``[T * K, N]`` (call ``t * K + k``), the order in which the actors acte
 
 The policy acts with one batched forward pass per call. Values, log-probabilities and
 entropies are not computed here: trainers compute them for the whole rollout at once.
+
+Envs with **dynamic agents** (a ``-1`` in ``agent_counts_dict``: actors created and finished
+during an episode, or acting in a varying order) have no fixed slots. For them the
+collector records per actor trajectory instead and returns an
+:class:`~maze.train.rollout.actors.ActorRollout` (see :mod:`maze.train.rollout.actors`);
+then ``T`` counts sub-steps (vector-env calls) and every call counts as one env step.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
 from maze.env.vector.vector_env import StructuredVectorEnv
 from maze.train.guards import NonFiniteGuard
+from maze.train.rollout.actors import ActorRollout, DynamicAgentsCollection, has_dynamic_agents
 
 __all__ = ["RolloutBatch", "RolloutCollector", "SubStepBatch"]
 
@@ -92,8 +99,9 @@ class RolloutCollector:
 
     Args:
         env: The vector env (its envs end episodes only after the last slot of an env
-            step, or all at the same slot, so the envs stay at the same sub-step).
-        n_steps: ``T``, env steps per env and rollout.
+            step, or all at the same slot, so the envs stay at the same sub-step; envs
+            with dynamic agents have no such restriction).
+        n_steps: ``T``, env steps per env and rollout (sub-steps for envs with dynamic agents).
         seeds: Seeds of the first reset (one per env), or None.
     """
 
@@ -102,7 +110,9 @@ class RolloutCollector:
             raise ConfigurationError(f"n_rollout_steps must be at least 1, got {n_steps}")
         self.env = env
         self.n_steps = n_steps
-        self.n_slots = sum(env.agent_counts_dict.values())
+        self._dynamic = DynamicAgentsCollection(env, n_steps, seeds) if has_dynamic_agents(env) else None
+        self.n_slots = 1 if self._dynamic is not None else sum(env.agent_counts_dict.values())
+        """``K``, sub-steps per env step (1 with dynamic agents, where every call counts as an env step)."""
         self._seeds = seeds
         self._observation: Optional[dict[str, np.ndarray]] = None
         self._substeps: list[SubStepBatch] = []
@@ -113,7 +123,7 @@ class RolloutCollector:
         self.on_env_steps: Optional[Callable[[int], None]] = None
         """Called with ``N`` after every env step of the ``N`` envs (e.g. a progress bar's ``update``)."""
 
-    def collect(self, policy: Any) -> RolloutBatch:
+    def collect(self, policy: Any) -> Union[RolloutBatch, ActorRollout]:
         """Runs ``T`` env steps in every env with ``policy`` sampling actions.
 
         Args:
@@ -121,8 +131,13 @@ class RolloutCollector:
                 batched observations ``[N, ...]`` returns batched actions ``[N, ...]``.
 
         Returns:
-            The rollout; its arrays are new for every call.
+            The rollout (an :class:`ActorRollout` for envs with dynamic agents); its arrays
+            are new for every call.
         """
+        if self._dynamic is not None:
+            rollout = self._dynamic.collect(policy, self.guard, self.env_steps, self.on_env_steps)
+            self.env_steps += self.n_steps * self.env.n_envs
+            return rollout
         if self._observation is None:
             self._observation = self._copy(self.env.reset(seed=self._seeds)[0])
         calls = self.n_steps * self.n_slots
@@ -178,7 +193,8 @@ class RolloutCollector:
         if actor_id[0] != slot.actor_id[0]:
             raise ConfigurationError(
                 f"slot {k} of an env step was sub-step {slot.actor_id[0]!r} and is now {actor_id[0]!r}: the env's "
-                f"sub-steps must repeat in a fixed order of {self.n_slots} (= sum of agent_counts_dict) per env step"
+                f"sub-steps must repeat in a fixed order of {self.n_slots} (= sum of agent_counts_dict) per env step; "
+                "declare a varying sub-step's agent count as -1 in agent_counts_dict to train it per actor"
             )
         return slot
 

@@ -58,6 +58,12 @@ class ProbabilisticPolicyComposer(BasePolicyComposer):
             raise ConfigurationError(
                 f"substeps_with_separate_agent_nets names the sub-steps {unknown}; the env has {list(self.action_spaces_dict)}"
             )
+        dynamic = [key for key in self._separate if self.agent_counts_dict.get(key, 1) < 0]
+        if dynamic:
+            raise ConfigurationError(
+                f"substeps_with_separate_agent_nets names the sub-steps {dynamic}, whose agent count is dynamic (-1): "
+                "there is no fixed set of agents to give networks; let their agents share one network"
+            )
         groups = {
             step_key: (
                 [ActorID(step_key, agent) for agent in range(self.agent_counts_dict[step_key])]

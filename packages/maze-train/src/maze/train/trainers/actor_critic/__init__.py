@@ -1,6 +1,6 @@
 """The actor-critic training loop, its batches, events and config."""
 
-from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
+from maze.train.trainers.actor_critic.batch import ActorCriticBatch, ActorSamplesBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.actor_critic.events import ActorCriticEvents, TrainerEventLog
 from maze.train.trainers.actor_critic.trainer import ActorCritic, TrainingResult
@@ -10,6 +10,7 @@ __all__ = [
     "ActorCriticAlgorithmConfig",
     "ActorCriticBatch",
     "ActorCriticEvents",
+    "ActorSamplesBatch",
     "TrainerEventLog",
     "TrainingResult",
     "prepare_actor_critic_batch",

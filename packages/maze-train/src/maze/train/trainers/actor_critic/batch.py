@@ -1,26 +1,36 @@
-"""A rollout prepared for actor-critic updates: flat per-slot samples with advantages and targets."""
+"""A rollout prepared for actor-critic updates: flat per-slot samples with advantages and targets.
+
+Rollouts of envs with dynamic agents (:class:`~maze.train.rollout.actors.ActorRollout`)
+become an :class:`ActorSamplesBatch`: one group of rows per policy network instead of one
+per slot, with advantages computed along each actor's own trajectory.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 import torch
 from maze.env.core.actor import ActorID
+from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord, StructuredSpacesRecord
 from maze.perception.agent.policy_output import PolicyOutput
 from maze.perception.agent.state_critic_io import StateCriticInput
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
-from maze.train.returns import compute_gae
+from maze.perception.agent.torch_state_critic import TorchDeltaStateCritic
+from maze.train.returns import compute_gae, compute_linked_gae
+from maze.train.rollout.actors import ActorRollout, ActorSample, TransitionEnd, group_by_network
 from maze.train.rollout.collector import RolloutBatch
 
 __all__ = [
     "ActorCriticBatch",
+    "ActorSamplesBatch",
     "bootstrap_values",
     "interleave",
     "per_slot",
     "prepare_actor_critic_batch",
+    "prepare_actor_samples_batch",
     "rollout_samples",
     "spaces_record",
 ]
@@ -145,13 +155,14 @@ def _state_values(model: TorchActorCritic, observation: dict[str, np.ndarray], a
 
 @torch.no_grad()
 def prepare_actor_critic_batch(
-    rollout: RolloutBatch, model: TorchActorCritic, gamma: float, gae_lambda: float
+    rollout: Union[RolloutBatch, ActorRollout], model: TorchActorCritic, gamma: float, gae_lambda: float
 ) -> ActorCriticBatch:
     """Computes old log-probabilities, values, advantages and value targets of a rollout in one pass.
 
     The env step's discount ``gamma`` applies at the last slot of every env step; between
     the slots of one env step nothing is discounted. Truncated episodes bootstrap the
     value of the observation they were cut off at (valued as slot 0's actor would see it).
+    An :class:`ActorRollout` is prepared by :func:`prepare_actor_samples_batch`.
 
     Args:
         rollout: The collected rollout.
@@ -162,6 +173,8 @@ def prepare_actor_critic_batch(
     Returns:
         The batch for the update epochs.
     """
+    if isinstance(rollout, ActorRollout):
+        return prepare_actor_samples_batch(rollout, model, gamma, gae_lambda)
     device = model.device
     actor_ids, observations, actions = rollout_samples(rollout, device)
     record = spaces_record(actor_ids, observations, actions)
@@ -184,3 +197,146 @@ def prepare_actor_critic_batch(
         value_targets=per_slot(targets, rollout.n_slots, device),
         old_values=[torch.from_numpy(value.reshape(-1)).to(device) for value in slot_values],
     )
+
+
+@dataclass
+class ActorSamplesBatch(ActorCriticBatch):
+    """The trainable samples of an :class:`ActorRollout`, one group of rows per policy network.
+
+    The lists hold one entry per group (instead of per slot); group ``g`` has ``M_g`` rows.
+    A selection of ``rows`` numbers all samples ``0 .. sum(M_g) - 1``, group after group,
+    and keeps only the groups it hits (a minibatch may miss a small group).
+    """
+
+    @property
+    def n_rows(self) -> int:
+        """All rows of all groups."""
+        return sum(int(advantages.shape[0]) for advantages in self.advantages)
+
+    def _split(self, rows: torch.Tensor) -> list[tuple[int, torch.Tensor]]:
+        """``(group, rows within the group)`` of every group that ``rows`` hits."""
+        parts, start = [], 0
+        for group, advantages in enumerate(self.advantages):
+            end = start + int(advantages.shape[0])
+            hit = rows[(rows >= start) & (rows < end)] - start
+            if hit.numel():
+                parts.append((group, hit))
+            start = end
+        return parts
+
+    def record(self, rows: Optional[torch.Tensor] = None) -> StructuredSpacesRecord:
+        """The observations and actions (all rows, or ``rows``) as a batched structured record."""
+        if rows is None:
+            return super().record()
+        parts = self._split(rows)
+        return spaces_record(
+            [self.actor_ids[group] for group, _ in parts],
+            [_take(self.observations[group], hit.numpy()) for group, hit in parts],
+            [_take(self.actions[group], hit) for group, hit in parts],
+        )
+
+    def rows(self, field: str, rows: Optional[torch.Tensor] = None) -> list[torch.Tensor]:
+        """One of the per-group tensors (``advantages``, ...), all rows or the groups ``rows`` hits."""
+        tensors = getattr(self, field)
+        return tensors if rows is None else [tensors[group][hit] for group, hit in self._split(rows)]
+
+
+@torch.no_grad()
+def prepare_actor_samples_batch(
+    rollout: ActorRollout, model: TorchActorCritic, gamma: float, gae_lambda: float
+) -> ActorSamplesBatch:
+    """Values, log-probabilities, advantages and targets of a rollout with dynamic agents.
+
+    Each actor's transitions form its own trajectory: ``gamma`` discounts per decision of
+    the actor, a transition bootstraps the value of the actor's next decision, nothing
+    after the actor is done or the episode terminated, and the actor's own value where
+    the episode was truncated. Transitions still open at the end of the rollout are valued
+    (their predecessors bootstrap them) but trained on in the next rollout.
+
+    Args:
+        rollout: The collected rollout.
+        model: The actor-critic whose policy collected it.
+        gamma: Discount per decision of an actor.
+        gae_lambda: GAE lambda.
+
+    Returns:
+        The batch of the closed transitions, one group per policy network (in the order of
+        the policy's networks).
+    """
+    _check_critic(model)
+    device = model.device
+    samples = rollout.samples
+    if all(sample.end == TransitionEnd.OPEN for sample in samples):
+        raise ConfigurationError(
+            f"no actor acted twice, was done or saw its episode end within a rollout of {rollout.rewards.shape[0]} "
+            "sub-steps, so there is nothing to train on; raise algorithm.n_rollout_steps"
+        )
+    by_network = group_by_network(model.policy, [sample.actor_id for sample in samples])
+    order = {key: position for position, key in enumerate(model.policy.networks)}  # stable group numbers
+    groups = [by_network[key] for key in sorted(by_network, key=lambda key: order.get(key, len(order)))]
+    actor_ids = [samples[indices[0]].actor_id for indices in groups]
+    observations = [_stack([samples[index].observation for index in indices]) for indices in groups]
+    actions = [
+        {key: torch.from_numpy(value).to(device) for key, value in _stack([samples[i].action for i in indices]).items()}
+        for indices in groups
+    ]
+    record = spaces_record(actor_ids, observations, actions)
+    policy_output, critic_output = model.compute_actor_critic_output(record)
+    values = np.empty(len(samples), dtype=np.float64)
+    for indices, group_values in zip(groups, critic_output.detached_values, strict=True):
+        values[indices] = group_values.cpu().numpy()
+    advantages, targets = compute_linked_gae(*_transitions(samples, values), gamma, gae_lambda)
+    closed = np.array([sample.end != TransitionEnd.OPEN for sample in samples])
+    keep = [np.asarray(indices)[closed[indices]] for indices in groups]
+    rows = [torch.from_numpy(np.flatnonzero(closed[indices])).to(device) for indices in groups]
+    batch = ActorSamplesBatch(
+        actor_ids=actor_ids,
+        observations=[_take(group, local.cpu().numpy()) for group, local in zip(observations, rows, strict=True)],
+        actions=[_take(group, local) for group, local in zip(actions, rows, strict=True)],
+        old_log_probs=[
+            log_prob.detach()[local] for log_prob, local in zip(policy_output.log_probs(actions), rows, strict=True)
+        ],
+        advantages=[torch.from_numpy(advantages[indices]).to(device) for indices in keep],
+        value_targets=[torch.from_numpy(targets[indices]).to(device) for indices in keep],
+        old_values=[torch.from_numpy(values[indices].astype(np.float32)).to(device) for indices in keep],
+    )
+    empty = [group for group, indices in enumerate(keep) if not len(indices)]
+    return _without_groups(batch, empty) if empty else batch
+
+
+def _check_critic(model: TorchActorCritic) -> None:
+    """Critics that value all sub-steps of an env step together cannot value single actors."""
+    if getattr(model.critic, "stack_observations", False) or isinstance(model.critic, TorchDeltaStateCritic):
+        raise ConfigurationError(
+            f"{type(model.critic).__name__} values the sub-steps of an env step together, which envs with dynamic "
+            "agents do not have; use a critic that values each actor's observation on its own (e.g. "
+            "StepStateCriticComposer, or SharedStateCriticComposer with stack_observations: false)"
+        )
+
+
+def _stack(dicts: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    return {key: np.stack([item[key] for item in dicts]) for key in dicts[0]}
+
+
+def _transitions(samples: list[ActorSample], values: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(rewards, values, next_values, next_index)`` of the samples for :func:`compute_linked_gae`."""
+    position = {id(sample): index for index, sample in enumerate(samples)}
+    rewards = np.array([sample.reward for sample in samples], dtype=np.float64)
+    next_values = np.zeros(len(samples))
+    next_index = np.full(len(samples), -1)
+    for index, sample in enumerate(samples):
+        if sample.end == TransitionEnd.NEXT:
+            successor = position[id(sample.next)]
+            next_values[index] = values[successor]
+            if sample.next.end != TransitionEnd.OPEN:
+                next_index[index] = successor
+        elif sample.end == TransitionEnd.TRUNCATED:
+            next_values[index] = values[index]
+    return rewards, values, next_values, next_index
+
+
+def _without_groups(batch: ActorSamplesBatch, groups: list[int]) -> ActorSamplesBatch:
+    """The batch without the (empty) ``groups``."""
+    kept = [group for group in range(len(batch.actor_ids)) if group not in groups]
+    fields = ("actor_ids", "observations", "actions", "old_log_probs", "advantages", "value_targets", "old_values")
+    return ActorSamplesBatch(**{name: [getattr(batch, name)[group] for group in kept] for name in fields})

@@ -19,10 +19,15 @@ __all__ = ["ActorCriticEvents", "TrainerEventLog", "epoch_mean"]  # TrainerEvent
 EventMethod = TypeVar("EventMethod", bound=Callable[..., Any])
 
 
+def _mean_of_all(values: list) -> float:
+    """The mean of all values of all updates (updates may record different numbers of values)."""
+    return float(np.mean(np.concatenate([np.ravel(value) for value in values])))
+
+
 def epoch_mean(method: EventMethod) -> EventMethod:
     """Raw values per update, averaged over the epoch."""
     method = define_step_stats(None)(method)
-    method = define_episode_stats(np.mean)(method)
+    method = define_episode_stats(_mean_of_all)(method)
     return define_epoch_stats(np.mean)(method)
 
 
