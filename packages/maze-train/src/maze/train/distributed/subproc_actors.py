@@ -23,6 +23,7 @@ import queue
 import signal
 import time
 import traceback
+from multiprocessing import forkserver
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -33,6 +34,10 @@ from maze.train.distributed.actors import ActorOutput, DistributedActors, act_on
 __all__ = ["START_METHODS", "ActorFailedError", "SharedPolicyWeights", "SubprocDistributedActors"]
 
 START_METHODS = ("forkserver", "spawn", "fork")
+
+FORKSERVER_PRELOAD = [__name__]
+"""Imported once by the fork server (torch and the actor code with it), so each actor starts without re-importing.
+The server starts when the actors are built, so the import overlaps with the rest of the runner's setup."""
 """The multiprocessing start methods of the worker processes."""
 
 POLL_SECONDS = 0.2
@@ -158,6 +163,9 @@ class SubprocDistributedActors(DistributedActors):
         self.queue_out_of_sync_factor = queue_out_of_sync_factor
         self.start_method = start_method
         self._processes: list[Any] = []
+        if start_method == "forkserver":  # the server imports torch while the runner finishes its setup
+            multiprocessing.get_context(start_method).set_forkserver_preload(FORKSERVER_PRELOAD)
+            forkserver.ensure_running()
 
     def start(self) -> None:
         """Starts the worker processes with the policy's current weights (version 0)."""
