@@ -36,8 +36,20 @@ __all__ = ["START_METHODS", "ActorFailedError", "SharedPolicyWeights", "SubprocD
 START_METHODS = ("forkserver", "spawn", "fork")
 
 FORKSERVER_PRELOAD = [__name__]
-"""Imported once by the fork server (torch and the actor code with it), so each actor starts without re-importing.
-The server starts when the actors are built, so the import overlaps with the rest of the runner's setup."""
+"""Imported once by the fork server (torch and the actor code with it), so each actor starts without re-importing."""
+
+
+def start_fork_server() -> None:
+    """Starts the fork server now, with :data:`FORKSERVER_PRELOAD` imported in it.
+
+    Call it early, so the server's imports overlap with the caller's setup, but after the
+    CPU-thread variables are set (processes forked by the server inherit its environment).
+    Nothing changes when the server already runs.
+    """
+    multiprocessing.get_context("forkserver").set_forkserver_preload(FORKSERVER_PRELOAD)
+    forkserver.ensure_running()
+
+
 """The multiprocessing start methods of the worker processes."""
 
 POLL_SECONDS = 0.2
@@ -163,9 +175,8 @@ class SubprocDistributedActors(DistributedActors):
         self.queue_out_of_sync_factor = queue_out_of_sync_factor
         self.start_method = start_method
         self._processes: list[Any] = []
-        if start_method == "forkserver":  # the server imports torch while the runner finishes its setup
-            multiprocessing.get_context(start_method).set_forkserver_preload(FORKSERVER_PRELOAD)
-            forkserver.ensure_running()
+        if start_method == "forkserver":
+            start_fork_server()
 
     def start(self) -> None:
         """Starts the worker processes with the policy's current weights (version 0)."""
