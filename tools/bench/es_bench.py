@@ -24,7 +24,7 @@ import yaml
 
 from .harness import RESULTS_DIR
 from .train_bench import SEEDS, TARGET_REWARD, Commands, interleaved_runs, maze_run_executable
-from .train_report import RunResult, machine, number, seconds, summarize_tool
+from .train_report import RunResult, machine, number, per_run_table, seconds, summarize_tool
 
 __all__ = ["MAZE_EPOCHS", "MAX_TIME_RATIO", "es_command", "main", "run"]
 
@@ -110,16 +110,8 @@ def markdown(title: str, results: list[RunResult], command: str) -> tuple[str, d
         f"| time to solve (median) | {value} | ≤ {MAX_TIME_RATIO:g}×, every maze seed solved "
         f"| {'yes' if met else '**no**'} |",
         "",
-        "| tool | seed | solved | wall s | env steps | train s | env-steps/s | peak RSS MiB | best eval |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+        *per_run_table(results),
     ]
-    for r in results:
-        solved = "yes" if r.solved else (f"**no** ({r.error})" if r.error else "**no**")
-        lines.append(
-            f"| {r.tool} | {r.seed} | {solved} | {r.wall_seconds:.1f} | {number(r.env_steps)} "
-            f"| {number(r.train_seconds, 1)} | {number(r.env_steps_per_second)} | {r.peak_rss_mib:,.0f} "
-            f"| {number(r.best_eval_reward, 1)} |"
-        )
     lines += ["", NOTES, "", f"maze command (seed 0): `{command}`", "", f"Machine: {machine()}.", ""]
     payload = {
         "benchmark": "es",

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .harness import RESULTS_DIR
 from .train_bench import SEEDS, Commands, interleaved_runs, maze_command, maze_run_executable, sb3_command
-from .train_report import RunResult, machine, number, seconds, summarize_tool
+from .train_report import RunResult, machine, number, per_run_table, seconds, summarize_tool
 
 __all__ = ["main", "run"]
 
@@ -105,16 +105,8 @@ def markdown(title: str, results: list[RunResult], waits: dict[int, float | None
         + ", ".join(f"seed {seed}: {'—' if wait is None else f'{wait:.0%}'}" for seed, wait in waits.items())
         + (f" (median {statistics.median(known_waits):.0%})." if known_waits else "."),
         "",
-        "| tool | seed | solved | wall s | env steps | train s | env-steps/s | peak RSS MiB | best eval |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+        *per_run_table(results),
     ]
-    for r in results:
-        solved = "yes" if r.solved else (f"**no** ({r.error})" if r.error else "**no**")
-        lines.append(
-            f"| {r.tool} | {r.seed} | {solved} | {r.wall_seconds:.1f} | {number(r.env_steps)} "
-            f"| {number(r.train_seconds, 1)} | {number(r.env_steps_per_second)} | {r.peak_rss_mib:,.0f} "
-            f"| {number(r.best_eval_reward, 1)} |"
-        )
     lines += [
         "",
         "Time to solve: wall time of the whole command until the first deterministic evaluation with a mean "

@@ -201,8 +201,14 @@ def markdown(
     for ratio in summary.ratios:
         value = "—" if ratio.value is None else f"{ratio.value:.2f}×"
         lines.append(f"| {ratio.name} | {value} | {ratio.target} | {'yes' if ratio.met else '**no**'} |")
-    lines += [
-        "",
+    lines += ["", *per_run_table(results)]
+    lines += ["", notes, "", f"maze command (seed 0): `{command}`", "", f"Machine: {machine()}.", ""]
+    return "\n".join(lines)
+
+
+def per_run_table(results: list[RunResult]) -> list[str]:
+    """The markdown lines of the table with one row per run (tool, seed, solved, times, steps, memory, score)."""
+    lines = [
         "| tool | seed | solved | wall s | env steps | train s | env-steps/s | peak RSS MiB | best eval |",
         "|---|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
@@ -213,8 +219,7 @@ def markdown(
             f"| {number(run.train_seconds, 1)} | {number(run.env_steps_per_second)} | {run.peak_rss_mib:,.0f} "
             f"| {number(run.best_eval_reward, 1)} |"
         )
-    lines += ["", notes, "", f"maze command (seed 0): `{command}`", "", f"Machine: {machine()}.", ""]
-    return "\n".join(lines)
+    return lines
 
 
 def machine() -> str:
