@@ -103,9 +103,9 @@ def console_main() -> None:
     would still spend about half a second tearing down torch's modules (0.47 s for a bare
     ``import torch`` on a 2-core machine) before the shell gets its prompt back. So the exit
     handlers run here (logging, multiprocessing's children and shared memory, ...), the streams
-    are flushed and the process ends with ``os._exit``. A non-daemon thread that is still alive
-    gets the normal interpreter exit, which waits for it; an exception from :func:`main` keeps
-    its traceback and the normal exit.
+    are flushed and the process ends with ``os._exit``. A non-daemon thread that is still alive,
+    a profiler or tracer (``python -m cProfile``, debuggers) and an exception from :func:`main`
+    get the normal interpreter exit.
     """
     try:
         main()
@@ -113,7 +113,10 @@ def console_main() -> None:
     except SystemExit as exit_request:
         code = _exit_status(exit_request.code)
     main_thread = threading.main_thread()
-    if any(thread is not main_thread and thread.is_alive() and not thread.daemon for thread in threading.enumerate()):
+    waiting = any(
+        thread is not main_thread and thread.is_alive() and not thread.daemon for thread in threading.enumerate()
+    )
+    if waiting or sys.getprofile() is not None or sys.gettrace() is not None:  # profilers write after main
         sys.exit(code)
     atexit._run_exitfuncs()  # what the interpreter runs at exit, before the module teardown we skip
     for stream in (sys.stdout, sys.stderr):
