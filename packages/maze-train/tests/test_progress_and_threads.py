@@ -2,6 +2,7 @@
 
 import io
 import os
+import re
 
 import pytest
 import torch
@@ -56,3 +57,33 @@ def test_cpu_threads_limit_torch_and_the_environment_of_new_processes(monkeypatc
 def test_invalid_cpu_threads_are_refused(value: object) -> None:
     with pytest.raises(ConfigurationError, match="runner.cpu_threads must be a positive integer"):
         apply_cpu_threads(value)  # type: ignore[arg-type]
+
+
+def test_epoch_line_leaves_out_sub_steps_a_trainer_does_not_count() -> None:
+    stream = io.StringIO()
+    TrainingProgress("epoch", stream=stream).epoch_done(0, 300, None, 1.5)
+    assert stream.getvalue() == "epoch 0: 300 env steps in 1.5s, 200 env steps/s\n"
+
+
+def _epoch_lines(output: str) -> list[int]:
+    """The env steps of every ``epoch N: <steps> env steps ...`` line (not the bars' ``epoch N: 50%|...``)."""
+    return [int(match.group(1)) for match in re.finditer(r"epoch \d+: (\d+) env steps( \(\d+ sub-steps\))? in", output)]
+
+
+def test_es_and_sac_report_their_epochs_through_the_shared_loop(tmp_path, capsys) -> None:
+    from es_test_support import es_job_config, set_up_es
+    from test_sac import sac_config, set_up
+
+    bars = io.StringIO()
+    es = set_up_es(tmp_path / "es", es_job_config(n_epochs=2))
+    es.trainer.progress = TrainingProgress("bar", stream=bars)
+    es.run()
+    sac = set_up(tmp_path / "sac", sac_config(n_epochs=1, epoch_length=10))
+    sac.trainer.progress = TrainingProgress("bar", stream=bars)
+    sac.run()
+
+    es_steps, sac_steps = _epoch_lines(bars.getvalue())[:2], _epoch_lines(bars.getvalue())[2:]
+    assert sum(es_steps) == es.trainer.env_steps and all(steps > 0 for steps in es_steps)
+    assert sac_steps == [10]  # epoch_length iterations of one one-step rollout of one env
+    assert "epoch 0: 10 env steps (10 sub-steps)" in bars.getvalue()
+    assert "env steps/s" in bars.getvalue().split("epoch 0: 10 env steps")[0]  # the bars drawn before the lines

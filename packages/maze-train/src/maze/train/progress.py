@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, TextIO
+from typing import Any, Optional, TextIO
 
 from maze.env.errors import ConfigurationError
 from tqdm import tqdm
@@ -80,21 +80,23 @@ class TrainingProgress:
             mininterval=0.25,
         )
 
-    def epoch_done(self, epoch: int, env_steps: int, sub_steps: int, seconds: float) -> None:
+    def epoch_done(self, epoch: int, env_steps: int, sub_steps: Optional[int], seconds: float) -> None:
         """Prints the epoch's line (not with ``off``): env steps, sub-steps and rate.
 
         Args:
             epoch: The finished epoch (0-based).
             env_steps: Env steps collected in the epoch (all envs).
-            sub_steps: Sub-steps collected in the epoch (env steps times the sub-steps per env step).
+            sub_steps: Sub-steps collected in the epoch (env steps times the sub-steps per env step;
+                None: not counted, the line leaves them out).
             seconds: Seconds the epoch's rollouts and updates took.
         """
         if self.mode == "off":
             return
         rate = env_steps / seconds if seconds > 0 else 0.0
         stream = self.stream if self.stream is not None else sys.stdout
+        counted = "" if sub_steps is None else f" ({sub_steps} sub-steps)"
         print(
-            f"epoch {epoch}: {env_steps} env steps ({sub_steps} sub-steps) in {seconds:.1f}s, {rate:.0f} env steps/s",
+            f"epoch {epoch}: {env_steps} env steps{counted} in {seconds:.1f}s, {rate:.0f} env steps/s",
             file=stream,
             flush=True,
         )

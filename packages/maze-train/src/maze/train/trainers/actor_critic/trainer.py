@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -13,7 +12,6 @@ from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.guards import CollectorGuardedTrainer
 from maze.train.optim import Adam
-from maze.train.progress import TrainingProgress
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
@@ -77,9 +75,6 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
         self.best_reward = float("-inf")
         self.state_dir: Optional[Path] = None
         """Where the resumable state is written at every epoch end (None: nowhere)."""
-        self.progress = TrainingProgress("off")
-        """Shows the epochs' progress (the training runner sets ``runner.progress``)."""
-        self._bar: Any = self.progress.bar("", 0, "env steps")
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -89,21 +84,14 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
         return self.model.policy
 
     def _epoch_trained(self, env_steps: int, seconds: float) -> None:
-        """Reports the epoch's progress line and records its duration."""
-        self.progress.epoch_done(self.epochs_done, env_steps, env_steps * self.sub_steps_per_env_step, seconds)
+        """Records the epoch's duration."""
         self.events.record(ActorCriticEvents.time_epoch, value=seconds)
 
     def _train_epoch(self) -> None:
-        """The epoch's ``epoch_length`` updates (critic only during burn-in), with a progress bar over its env steps."""
+        """The epoch's ``epoch_length`` updates (critic only during burn-in)."""
         burn_in = self.epochs_done < self.config.critic_burn_in_epochs
-        self._bar = self.progress.bar(f"epoch {self.epochs_done}", self._env_steps_per_epoch(), "env steps")
-        self._report_env_steps(self._bar.update)
-        try:
-            for _ in range(self.config.epoch_length):
-                self._train_step(burn_in)
-        finally:
-            self._report_env_steps(None)
-            self._bar.close()
+        for _ in range(self.config.epoch_length):
+            self._train_step(burn_in)
 
     @property
     def sub_steps_per_env_step(self) -> int:
@@ -113,10 +101,6 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
     def _env_steps_per_epoch(self) -> int:
         """Env steps one epoch collects (the total of its progress bar)."""
         return self.config.epoch_length * self.collector.n_steps * self.collector.env.n_envs
-
-    def _report_env_steps(self, callback: Optional[Callable[[int], Any]]) -> None:
-        """Calls ``callback(n)`` whenever ``n`` env steps were collected (None: stop reporting)."""
-        self.collector.on_env_steps = callback
 
     def _train_step(self, burn_in: bool) -> None:
         start = time.perf_counter()

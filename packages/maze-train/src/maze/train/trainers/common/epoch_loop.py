@@ -9,6 +9,7 @@ trainers.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, Optional
 
 from maze.env.log_stats.aggregator import LogStatsAggregator
@@ -19,6 +20,7 @@ from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import NonFiniteGuard
+from maze.train.progress import TrainingProgress
 from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 
 __all__ = ["EpochLoopTrainer"]
@@ -27,7 +29,9 @@ __all__ = ["EpochLoopTrainer"]
 class EpochLoopTrainer(ResumableTrainer):
     """Mixin: the epoch loop of trainers that collect env experience and evaluate after every epoch.
 
-    One epoch is :meth:`_train_epoch` (the trainer's rollouts and updates). After it the
+    One epoch is :meth:`_train_epoch` (the trainer's rollouts and updates), shown as a progress
+    bar over its env steps (fed through :meth:`_report_env_steps`) and one line when it ends
+    (``progress``: the runner sets ``runner.progress``). After it the
     ``train`` statistics (the epoch's env episodes, the trainer's events and the guard's
     counts) are written, the evaluator scores the policy (its score goes to model
     selection; without an evaluator the epoch's mean training return does), the resumable
@@ -49,6 +53,10 @@ class EpochLoopTrainer(ResumableTrainer):
     _env_stats: LogStatsAggregator
     evaluator: Optional[Any]
     model_selection: Optional[Any]
+    progress: TrainingProgress = TrainingProgress("off")
+    """Shows the epochs' progress (the training runner sets ``runner.progress``)."""
+    _bar: Any = TrainingProgress("off").bar("", 0, "env steps")
+    """The running epoch's progress bar (a disabled one outside epochs)."""
 
     def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
         """Trains until a stop criterion holds.
@@ -69,10 +77,21 @@ class EpochLoopTrainer(ResumableTrainer):
             print(f"********** Iteration {self.epochs_done} **********")
             self.guard.epoch = self.epochs_done
             steps_before = self.env_steps
-            self._train_epoch()
+            self._bar = self.progress.bar(f"epoch {self.epochs_done}", self._env_steps_per_epoch(), "env steps")
+            self._report_env_steps(self._bar.update)
+            try:
+                self._train_epoch()
+            finally:
+                self._report_env_steps(None)
+                self._bar.close()
             epoch_seconds = time.perf_counter() - epoch_start
             train_seconds += epoch_seconds
-            self._epoch_trained(self.env_steps - steps_before, epoch_seconds)
+            epoch_steps = self.env_steps - steps_before
+            sub_steps = self.sub_steps_per_env_step
+            self.progress.epoch_done(
+                self.epochs_done, epoch_steps, None if sub_steps is None else epoch_steps * sub_steps, epoch_seconds
+            )
+            self._epoch_trained(epoch_steps, epoch_seconds)
             self.epochs_done += 1
             increment_log_step()
             score = self._score(self._write_train_stats())
@@ -113,6 +132,19 @@ class EpochLoopTrainer(ResumableTrainer):
     def _train_epoch(self) -> None:
         """The epoch's rollouts and updates."""
         raise NotImplementedError
+
+    def _env_steps_per_epoch(self) -> Optional[int]:
+        """Env steps one epoch collects (the total of its progress bar; None: not known in advance)."""
+        return None
+
+    def _report_env_steps(self, callback: Optional[Callable[[int], Any]]) -> None:
+        """Calls ``callback(n)`` whenever ``n`` env steps were collected (None: stop reporting).
+
+        The default hands it to the trainer's ``collector`` (a RolloutCollector), if it has one.
+        """
+        collector = getattr(self, "collector", None)
+        if collector is not None:
+            collector.on_env_steps = callback
 
     def _epoch_trained(self, env_steps: int, seconds: float) -> None:
         """Called after :meth:`_train_epoch` with the epoch's env steps and seconds (e.g. to record timings)."""

@@ -148,6 +148,7 @@ class ESTrainer(EpochLoopTrainer):
                 self._env_stats.add_episode_stats(result.episode_stats)
                 episodes += 2
                 steps += int(result.lengths.sum())
+                self._bar.update(int(result.lengths.sum()))
                 if episodes >= config.n_rollouts_per_update and steps >= config.n_timesteps_per_update:
                     break
         finally:

@@ -134,6 +134,16 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
         """Records the epoch's duration."""
         self.events.record(SACEvents.time_epoch, value=seconds)
 
+    @property
+    def sub_steps_per_env_step(self) -> int:
+        """1: SAC trains flat envs."""
+        return 1
+
+    def _env_steps_per_epoch(self) -> int:
+        """Env steps of the epoch's rollouts (the total of its progress bar)."""
+        collector, config = self.collector, self.config
+        return config.epoch_length * config.rollouts_per_iteration * collector.n_steps * collector.env.n_envs
+
     def _iteration(self) -> None:
         """Collects the rollouts of one iteration and takes its gradient steps."""
         start = time.perf_counter()
