@@ -155,3 +155,30 @@ def test_a_failed_multirun_job_fails_the_command(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "Error: the fake runner was told to fail" in result.stderr
     assert len(list((tmp_path / "outputs" / "sweep").rglob("maze_cli.log"))) == 2
+
+
+def _console_main_exit(body: str) -> subprocess.CompletedProcess:
+    """Runs ``console_main`` in a fresh interpreter after ``body`` (which sets up sys.argv and more)."""
+    code = f"import atexit, sys, threading\nfrom maze.rl.cli import console_main\n{body}\nconsole_main()\n"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def test_console_main_runs_the_exit_handlers_and_keeps_the_exit_status() -> None:
+    done = _console_main_exit(
+        "atexit.register(lambda: print('exit handler ran', flush=True))\n"
+        "sys.argv = ['maze-run', '-cn', 'conf_train', '--help']"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("exit handler ran")
+    failed = _console_main_exit("sys.argv = ['maze-run', '-cn', 'conf_train', 'algorithm=ppoo']")
+    assert failed.returncode == 1 and "Did you mean" in failed.stderr
+
+
+def test_console_main_waits_for_a_running_non_daemon_thread() -> None:
+    done = _console_main_exit(
+        "import time\n"
+        "threading.Thread(target=lambda: (time.sleep(0.5), print('thread finished', flush=True))).start()\n"
+        "sys.argv = ['maze-run', '-cn', 'conf_train', '--help']"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("thread finished")
