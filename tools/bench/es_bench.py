@@ -24,7 +24,7 @@ import yaml
 
 from .harness import RESULTS_DIR
 from .train_bench import SEEDS, TARGET_REWARD, Commands, interleaved_runs, maze_run_executable
-from .train_report import RunResult, machine, number, per_run_table, seconds, summarize_tool
+from .train_report import RunResult, machine, per_run_table, summarize_tools, time_ratio, tool_table
 
 __all__ = ["MAZE_EPOCHS", "MAX_TIME_RATIO", "es_command", "main", "run"]
 
@@ -85,23 +85,11 @@ def run(seeds: tuple[int, ...]) -> list[RunResult]:
 
 def markdown(title: str, results: list[RunResult], command: str) -> tuple[str, dict]:
     """The summary, ratio and per-run tables plus notes, and the JSON payload."""
-    tools = {tool: summarize_tool(tool, [r for r in results if r.tool == tool]) for tool in TOOLS}
+    tools = summarize_tools(results, TOOLS)
     maze, ars = tools["maze"], tools["ars"]
-    ratio = maze.time_median / ars.time_median if math.isfinite(maze.time_median + ars.time_median) else None
+    ratio = time_ratio(maze, ars)
     met = ratio is not None and ratio <= MAX_TIME_RATIO and maze.all_solved
-    lines = [
-        f"### {title}",
-        "",
-        "| tool | seeds solved | time to solve, median (min–max) s | env steps at stop, median "
-        "| env-steps/s, median | peak RSS MiB |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for tool in tools.values():
-        lines.append(
-            f"| {LABELS[tool.tool]} | {tool.solved}/{tool.seeds} | {seconds(tool.time_median)} "
-            f"({seconds(tool.time_min)}–{seconds(tool.time_max)}) | {number(tool.env_steps_median)} "
-            f"| {number(tool.rate_median)} | {tool.peak_rss_mib:,.0f} |"
-        )
+    lines = [f"### {title}", "", *tool_table(tools, LABELS)]
     value = "—" if ratio is None else f"{ratio:.2f}×"
     lines += [
         "",

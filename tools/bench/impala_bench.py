@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .harness import RESULTS_DIR
 from .train_bench import SEEDS, Commands, interleaved_runs, maze_command, maze_run_executable, sb3_command
-from .train_report import RunResult, machine, number, per_run_table, seconds, summarize_tool
+from .train_report import RunResult, machine, per_run_table, summarize_tools, time_ratio, tool_table
 
 __all__ = ["main", "run"]
 
@@ -76,29 +76,17 @@ def run(seeds: tuple[int, ...]) -> tuple[list[RunResult], dict[int, float | None
 
 def markdown(title: str, results: list[RunResult], waits: dict[int, float | None], command: str) -> str:
     """The per-tool table, the IMPALA / SB3 time ratio and the per-run table."""
-    tools = {tool: summarize_tool(tool, [r for r in results if r.tool == tool]) for tool in TOOLS}
-    lines = [
-        f"### {title}",
-        "",
-        "| tool | seeds solved | time to solve, median (min–max) s | env steps at stop, median "
-        "| env-steps/s, median | peak RSS MiB |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for tool in tools.values():
-        lines.append(
-            f"| {TOOLS[tool.tool]} | {tool.solved}/{tool.seeds} | {seconds(tool.time_median)} "
-            f"({seconds(tool.time_min)}–{seconds(tool.time_max)}) | {number(tool.env_steps_median)} "
-            f"| {number(tool.rate_median)} | {tool.peak_rss_mib:,.0f} |"
-        )
+    tools = summarize_tools(results, TOOLS)
+    lines = [f"### {title}", "", *tool_table(tools, TOOLS)]
     impala, sb3 = tools["impala"], tools["sb3"]
-    ratio = impala.time_median / sb3.time_median if sb3.time_median not in (0, float("inf")) else None
+    ratio = time_ratio(impala, sb3)
     met = ratio is not None and ratio <= TIME_TARGET and impala.all_solved
     known_waits = [wait for wait in waits.values() if wait is not None]
     lines += [
         "",
         "| IMPALA / SB3 | ratio | target | met |",
         "|---|---:|---|---|",
-        f"| time to solve (median) | {'—' if ratio is None or ratio == float('inf') else f'{ratio:.2f}×'} "
+        f"| time to solve (median) | {'—' if ratio is None else f'{ratio:.2f}×'} "
         f"| ≤ {TIME_TARGET}×, every IMPALA seed solved | {'yes' if met else '**no**'} |",
         "",
         "IMPALA learner's share of update wall time spent waiting for actor outputs (mean over epochs): "

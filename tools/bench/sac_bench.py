@@ -12,12 +12,21 @@ child's peak RSS, and the training summary each child writes.
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
 from .train_bench import Commands, interleaved_runs, maze_run_executable
-from .train_report import TOOLS, Ratio, RunResult, TrainSummary, markdown, summarize_tool, write_results
+from .train_report import (
+    TOOLS,
+    Ratio,
+    RunResult,
+    TrainSummary,
+    markdown,
+    rate_ratio,
+    summarize_tools,
+    time_ratio,
+    write_results,
+)
 
 __all__ = ["SEEDS", "main", "maze_command", "run", "summarize"]
 
@@ -74,22 +83,17 @@ def run(seeds: tuple[int, ...]) -> list[RunResult]:
 
 def summarize(results: list[RunResult]) -> TrainSummary:
     """Per-tool summaries and the maze / SB3 ratios (time target: ≤ 0.5× with every maze seed at -200)."""
-    tools = {tool: summarize_tool(tool, [run for run in results if run.tool == tool]) for tool in TOOLS}
+    tools = summarize_tools(results, TOOLS)
     maze, sb3 = tools["maze"], tools["sb3"]
-    time_ratio = None
-    if math.isfinite(maze.time_median) and math.isfinite(sb3.time_median):
-        time_ratio = maze.time_median / sb3.time_median
-    rate_ratio = None
-    if maze.rate_median is not None and sb3.rate_median is not None:
-        rate_ratio = maze.rate_median / sb3.rate_median
+    time, rate = time_ratio(maze, sb3), rate_ratio(maze, sb3)
     ratios = [
         Ratio(
             "time to -200 (median)",
-            time_ratio,
+            time,
             f"≤ {MAX_TIME_RATIO:g}×, every maze seed at -200 within 20k env steps",
-            time_ratio is not None and time_ratio <= MAX_TIME_RATIO and maze.all_solved,
+            time is not None and time <= MAX_TIME_RATIO and maze.all_solved,
         ),
-        Ratio("env-steps/s (median)", rate_ratio, "—", rate_ratio is not None),
+        Ratio("env-steps/s (median)", rate, "—", rate is not None),
     ]
     return TrainSummary(tools, ratios)
 

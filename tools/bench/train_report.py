@@ -6,6 +6,7 @@ import json
 import math
 import platform
 import statistics
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -134,33 +135,58 @@ def summarize_tool(tool: str, runs: list[RunResult]) -> ToolSummary:
     )
 
 
+def summarize_tools(results: list[RunResult], tools: Iterable[str]) -> dict[str, ToolSummary]:
+    """Tool -> the summary of its runs, in the order of ``tools``."""
+    return {tool: summarize_tool(tool, [run for run in results if run.tool == tool]) for tool in tools}
+
+
+def time_ratio(case: ToolSummary, peer: ToolSummary) -> float | None:
+    """``case``'s median time to solve over ``peer``'s (None when either never solved)."""
+    if math.isfinite(case.time_median) and math.isfinite(peer.time_median):
+        return case.time_median / peer.time_median
+    return None
+
+
+def rate_ratio(case: ToolSummary, peer: ToolSummary) -> float | None:
+    """``case``'s median env-steps/s over ``peer``'s (None when either is unknown)."""
+    if case.rate_median is None or peer.rate_median is None:
+        return None
+    return case.rate_median / peer.rate_median
+
+
+def tool_table(tools: dict[str, ToolSummary], labels: dict[str, str]) -> list[str]:
+    """The markdown lines of the per-tool summary table (seeds solved, times, env steps, rate, memory)."""
+    lines = [
+        "| tool | seeds solved | time to solve, median (min–max) s | env steps at stop, median "
+        "| env-steps/s, median | peak RSS MiB |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for tool in tools.values():
+        lines.append(
+            f"| {labels[tool.tool]} | {tool.solved}/{tool.seeds} | {seconds(tool.time_median)} "
+            f"({seconds(tool.time_min)}–{seconds(tool.time_max)}) | {number(tool.env_steps_median)} "
+            f"| {number(tool.rate_median)} | {tool.peak_rss_mib:,.0f} |"
+        )
+    return lines
+
+
 def summarize(results: list[RunResult]) -> TrainSummary:
     """Per-tool summaries and the maze / SB3 ratios with their targets.
 
     The time ratio is met when it is at most 1/3 and every maze seed solved; the rate
     ratio when maze trains at least 4x as many env steps per second.
     """
-    tools = {tool: summarize_tool(tool, [run for run in results if run.tool == tool]) for tool in TOOLS}
+    tools = summarize_tools(results, TOOLS)
     maze, sb3 = tools["maze"], tools["sb3"]
-    time_ratio = None
-    if math.isfinite(maze.time_median) and math.isfinite(sb3.time_median):
-        time_ratio = maze.time_median / sb3.time_median
-    rate_ratio = None
-    if maze.rate_median is not None and sb3.rate_median is not None:
-        rate_ratio = maze.rate_median / sb3.rate_median
+    time, rate = time_ratio(maze, sb3), rate_ratio(maze, sb3)
     ratios = [
         Ratio(
             "time to solve (median)",
-            time_ratio,
+            time,
             "≤ 0.33×, every maze seed solved",
-            time_ratio is not None and time_ratio <= MAX_TIME_RATIO and maze.all_solved,
+            time is not None and time <= MAX_TIME_RATIO and maze.all_solved,
         ),
-        Ratio(
-            "env-steps/s (median)",
-            rate_ratio,
-            f"≥ {MIN_RATE_RATIO:g}×",
-            rate_ratio is not None and rate_ratio >= MIN_RATE_RATIO,
-        ),
+        Ratio("env-steps/s (median)", rate, f"≥ {MIN_RATE_RATIO:g}×", rate is not None and rate >= MIN_RATE_RATIO),
     ]
     return TrainSummary(tools, ratios)
 
@@ -184,19 +210,7 @@ def markdown(
     notes: str = NOTES,
 ) -> str:
     """The summary table, the ratio table, the per-run table and the notes as markdown."""
-    lines = [
-        f"### {title}",
-        "",
-        "| tool | seeds solved | time to solve, median (min–max) s | env steps at stop, median "
-        "| env-steps/s, median | peak RSS MiB |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for tool in summary.tools.values():
-        lines.append(
-            f"| {labels[tool.tool]} | {tool.solved}/{tool.seeds} | {seconds(tool.time_median)} "
-            f"({seconds(tool.time_min)}–{seconds(tool.time_max)}) | {number(tool.env_steps_median)} "
-            f"| {number(tool.rate_median)} | {tool.peak_rss_mib:,.0f} |"
-        )
+    lines = [f"### {title}", "", *tool_table(summary.tools, labels)]
     lines += ["", "| maze / SB3 | ratio | target | met |", "|---|---:|---|---|"]
     for ratio in summary.ratios:
         value = "—" if ratio.value is None else f"{ratio.value:.2f}×"
