@@ -1,8 +1,9 @@
 """The actor-critic training loop, its batches, events and config."""
 
+from maze.train.event_log import TrainerEventLog
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, ActorSamplesBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
-from maze.train.trainers.actor_critic.events import ActorCriticEvents, TrainerEventLog
+from maze.train.trainers.actor_critic.events import ActorCriticEvents
 from maze.train.trainers.actor_critic.trainer import ActorCritic, TrainingResult
 
 __all__ = [

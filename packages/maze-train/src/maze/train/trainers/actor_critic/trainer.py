@@ -10,12 +10,13 @@ from typing import Any, Optional
 import torch
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
+from maze.train.event_log import TrainerEventLog
 from maze.train.guards import CollectorGuardedTrainer
 from maze.train.optim import Adam
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
-from maze.train.trainers.actor_critic.events import ActorCriticEvents, TrainerEventLog
+from maze.train.trainers.actor_critic.events import ActorCriticEvents
 from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
 from maze.train.trainers.common.training_state import (
     OPTIMIZER_FILE,

@@ -13,7 +13,7 @@ from maze.env.log_stats.event_decorators import (
     define_step_stats,
 )
 from maze.env.log_stats.log_stats import LogStats
-from maze.train.trainers.actor_critic.events import TrainerEventLog
+from maze.train.event_log import TrainerEventLog
 
 __all__ = ["ImitationEvents", "ImitationStats"]
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from maze.train.trainers.actor_critic.events import ActorCriticEvents, epoch_mean
+from maze.train.event_log import epoch_mean
+from maze.train.trainers.actor_critic.events import ActorCriticEvents
 
 __all__ = ["ImpalaEvents"]
 

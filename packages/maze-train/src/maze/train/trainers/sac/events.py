@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from maze.train.trainers.actor_critic.events import epoch_mean
+from maze.train.event_log import UpdateTimingEvents, epoch_mean
 
 __all__ = ["SACEvents"]
 
 
-class SACEvents:
-    """Training statistics of :class:`~maze.train.trainers.sac.sac_trainer.SAC`."""
-
-    @epoch_mean
-    def time_epoch(self, value: float) -> None:
-        """Seconds the epoch took (rollouts and updates)."""
-
-    @epoch_mean
-    def time_rollout(self, value: float) -> None:
-        """Seconds the rollouts of one iteration took."""
-
-    @epoch_mean
-    def time_update(self, value: float) -> None:
-        """Seconds the gradient steps of one iteration took."""
+class SACEvents(UpdateTimingEvents):
+    """Training statistics of :class:`~maze.train.trainers.sac.sac_trainer.SAC` (an update is one iteration)."""
 
     @epoch_mean
     def policy_loss(self, value: float) -> None:
