@@ -15,7 +15,6 @@ from maze.train.runners.env_factory import (
 )
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
-from maze.train.trainers.common.model_selection import BestModelSelection
 
 __all__ = ["ACDevRunner", "ACLocalRunner", "ACRunner"]
 
@@ -39,12 +38,7 @@ class ACRunner(TrainingRunner):
         model = self.composer.torch_actor_critic(self.device)
         if self.input_run is not None:
             self.load_input_model(model)
-        self.model_selection = BestModelSelection(
-            self.run_dir / self.state_dict_dump_file,
-            model,
-            dump_interval=self.dump_interval,
-            best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
-        )
+        self.model_selection = self.best_model_selection(model)
         train_env = self._training_env()
         try:
             evaluator = self._evaluator(config.rollout_evaluator)

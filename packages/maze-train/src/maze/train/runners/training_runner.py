@@ -36,6 +36,7 @@ from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import InputRun, write_training_summary
 from maze.train.tensorboard import LogStatsWriterTensorboard
 from maze.train.trainers.common.config import AlgorithmConfig
+from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 
 __all__ = ["TrainingRunner"]
@@ -210,6 +211,19 @@ class TrainingRunner(Runner):
             model.load_state_dict(state_dict)
             print(f"Initialized the model from input_dir {directory}")
         save_state_dict(model.state_dict(), self.run_dir / self.state_dict_dump_file)
+
+    def best_model_selection(self, model: Any) -> BestModelSelection:
+        """Keeps the best ``model`` in the run directory; a resumed run starts from its best score.
+
+        The best score of ``input_dir`` counts only for a run of the same trainer (see
+        :meth:`InputRun.best_reward_for`).
+        """
+        return BestModelSelection(
+            self.run_dir / self.state_dict_dump_file,
+            model,
+            dump_interval=self.dump_interval,
+            best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
+        )
 
     def train_and_report(self, train: Callable[[], TrainingResult]) -> float:
         """Evaluates a model of ``input_dir`` once, calls ``train``, writes ``training_summary.json`` and reports.

@@ -9,7 +9,6 @@ from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
 from maze.train.runners.env_factory import build_vector_env
 from maze.train.runners.training_runner import TrainingRunner
-from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.es.es_algorithm_config import ESAlgorithmConfig
 from maze.train.trainers.es.es_distributed_rollouts import ESDistributedRollouts
 from maze.train.trainers.es.es_rollout_worker import ESWorkerFactory, TorchPolicyFactory
@@ -67,12 +66,7 @@ class ESMasterRunner(TrainingRunner):
         if self.input_run is not None:
             self.load_input_model(policy)
         print("********** Trainer Setup **********")
-        self.model_selection = BestModelSelection(
-            self.run_dir / self.state_dict_dump_file,
-            policy,
-            dump_interval=self.dump_interval,
-            best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
-        )
+        self.model_selection = self.best_model_selection(policy)
         evaluator = None
         if self.n_eval_rollouts:
             eval_env = self._eval_env()

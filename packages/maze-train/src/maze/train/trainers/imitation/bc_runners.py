@@ -21,7 +21,6 @@ from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
 from maze.train.runners.env_factory import auto_concurrency, build_vector_env, measure_step_seconds
 from maze.train.runners.run_dir import write_training_summary
 from maze.train.runners.training_runner import TrainingRunner
-from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
 from maze.train.trainers.imitation.bc_data import ImitationData
 from maze.train.trainers.imitation.bc_loss import BCLoss
@@ -108,12 +107,7 @@ class BCRunner(TrainingRunner):
             f"{len(validation_items)} for validation"
         )
         train_data = self._imitation_data(train_items, policy, loss)
-        self.model_selection = BestModelSelection(
-            self.run_dir / self.state_dict_dump_file,
-            policy,
-            dump_interval=self.dump_interval,
-            best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
-        )
+        self.model_selection = self.best_model_selection(policy)
         validation = (
             BCValidationEvaluator(self._imitation_data(validation_items, policy, loss), loss)
             if len(validation_items)

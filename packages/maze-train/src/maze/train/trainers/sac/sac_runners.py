@@ -18,7 +18,6 @@ from maze.train.replay.workers import BatchedPolicy, DummyDistributedWorkersWith
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.runners.actor_critic_runners import ACRunner
 from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, build_vector_env
-from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.sac.config import SACAlgorithmConfig
 from maze.train.trainers.sac.demonstrations import load_demonstrations, records_to_transitions
 
@@ -97,12 +96,7 @@ class SACRunner(ACRunner):
         second_critic = build_model_composer(self.model_config, self.spaces_config).critic.torch_critic(self.device)
         if self.input_run is not None:
             self.load_input_model(model)
-        self.model_selection = BestModelSelection(
-            self.run_dir / self.state_dict_dump_file,
-            model,
-            dump_interval=self.dump_interval,
-            best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
-        )
+        self.model_selection = self.best_model_selection(model)
         workers = self._workers(config, model.policy)
         try:
             evaluator = self._evaluator(config.rollout_evaluator)
