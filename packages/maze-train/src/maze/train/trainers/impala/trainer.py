@@ -51,6 +51,12 @@ class IMPALA(ActorCritic):
     config: ImpalaAlgorithmConfig
     config_class = ImpalaAlgorithmConfig
     events_class = ImpalaEvents
+    # The learner has no collector: plain attributes take the place of the collector-backed
+    # ``guard`` and ``env_steps`` properties of ActorCritic (class attributes shadow them).
+    guard: NonFiniteGuard = NonFiniteGuard()
+    """Checks rewards, losses and gradients of the updates (the runner sets ``runner.non_finite``)."""
+    env_steps: int = 0
+    """Env steps of all actor rollouts the learner consumed (restored when resuming)."""
 
     def __init__(
         self,
@@ -60,31 +66,13 @@ class IMPALA(ActorCritic):
         model: TorchActorCritic,
         model_selection: Optional[Any] = None,
     ) -> None:
-        self._guard = NonFiniteGuard()
-        self._env_steps = 0
+        self.guard = NonFiniteGuard()
+        self.env_steps = 0
         super().__init__(algorithm_config, None, evaluator, model, model_selection)  # type: ignore[arg-type]
         self.actors = actors
         self._started = False
         self._sub_steps_per_env_step = 1
         self._on_env_steps: Optional[Callable[[int], Any]] = None
-
-    @property
-    def guard(self) -> NonFiniteGuard:
-        """Checks rewards, losses and gradients of the updates."""
-        return self._guard
-
-    @guard.setter
-    def guard(self, guard: NonFiniteGuard) -> None:
-        self._guard = guard
-
-    @property
-    def env_steps(self) -> int:
-        """Env steps of all actor rollouts the learner consumed (restored when resuming)."""
-        return self._env_steps
-
-    @env_steps.setter
-    def env_steps(self, value: int) -> None:
-        self._env_steps = value
 
     @property
     def sub_steps_per_env_step(self) -> int:
