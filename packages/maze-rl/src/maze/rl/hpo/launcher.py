@@ -179,22 +179,16 @@ def _job_return(job_config: DictConfig, overrides: Sequence[str], outcome: Any, 
     if outcome is None:
         outcome = ("failed", f"the job's process died (exit code {exit_code})")
     status, value = outcome
-    if status == "completed":
+    completed = status == "completed"
+    if completed:
         print(f"[launcher] #{number} done: objective {value}", flush=True)
-        return JobReturn(
-            overrides=list(overrides),
-            hydra_cfg=job_config,
-            working_dir=working_dir,
-            task_name=job_config.hydra.job.name,
-            status=JobStatus.COMPLETED,
-            _return_value=value,
-        )
-    print(f"[launcher] #{number} FAILED: {value} (log: {working_dir}/maze_cli.log)", flush=True)
+    else:
+        print(f"[launcher] #{number} FAILED: {value} (log: {working_dir}/maze_cli.log)", flush=True)
     return JobReturn(
         overrides=list(overrides),
         hydra_cfg=job_config,
         working_dir=working_dir,
         task_name=job_config.hydra.job.name,
-        status=JobStatus.FAILED,
-        _return_value=JobFailedError(value),
+        status=JobStatus.COMPLETED if completed else JobStatus.FAILED,
+        _return_value=value if completed else JobFailedError(value),
     )
