@@ -8,7 +8,6 @@ from maze.env.errors import ConfigurationError
 from maze.train.distributed.actors import DistributedActors, SequentialDistributedActors
 from maze.train.distributed.subproc_actors import SubprocDistributedActors, start_fork_server
 from maze.train.runners.actor_critic_runners import ACDevRunner, ACLocalRunner, ACRunner
-from maze.train.runners.cpu_threads import apply_cpu_threads
 from maze.train.trainers.impala.config import ImpalaAlgorithmConfig
 
 __all__ = ["ImpalaDevRunner", "ImpalaLocalRunner", "ImpalaRunner"]
@@ -77,12 +76,10 @@ class ImpalaLocalRunner(ImpalaRunner, ACLocalRunner):
         super().__init__(*args, **kwargs)
         self.start_method = start_method
 
-    def setup(self, cfg: Any) -> None:
-        """Starts the actors' fork server first (its torch import overlaps with building envs and model), then sets up."""
+    def start_worker_processes_early(self) -> None:
+        """Starts the actors' fork server (its torch import overlaps with building envs and model)."""
         if self.start_method == "forkserver":
-            apply_cpu_threads(self.cpu_threads)  # the actors inherit the server's environment
             start_fork_server()
-        super().setup(cfg)
 
     def _actors(self, config: ImpalaAlgorithmConfig, policy: Any, seeds: list[int]) -> DistributedActors:
         arguments = (self.env_factory, policy, config.n_rollout_steps, config.num_actors, config.actors_batch_size)

@@ -100,6 +100,7 @@ class TrainingRunner(Runner):
         self.cfg = to_plain_config(cfg)
         self.run_dir = Path.cwd()
         apply_cpu_threads(self.cpu_threads)
+        self.start_worker_processes_early()
         self.algorithm_config = self.trainer_class.config_class.from_config(dict(self.cfg.get("algorithm") or {}))
         self.device = _check_device(getattr(self.algorithm_config, "device", "cpu"))
         self.seeding = MazeSeeding.from_config(self.cfg.get("seeding"))
@@ -126,6 +127,13 @@ class TrainingRunner(Runner):
             self.graph_drawing.join()
             self.close()
             raise
+
+    def start_worker_processes_early(self) -> None:
+        """Called right after the CPU-thread settings, before envs and model are built.
+
+        Runners whose workers come from a fork server start it here, so its imports overlap
+        with the rest of the setup (processes it forks inherit the thread settings).
+        """
 
     @abstractmethod
     def setup_trainer(self, config: AlgorithmConfig) -> None:
