@@ -45,7 +45,6 @@ CASES = {
     SEQUENTIAL: ["hydra/launcher=basic"],
     "local launcher, 1 job at a time": ["hydra/launcher=local", "hydra.launcher.n_jobs=1"],
 }
-CEILING = "machine ceiling"
 TARGET = 0.6
 N_JOBS = 4
 JOB_SIZES = {
@@ -107,20 +106,23 @@ def machine_ceiling(n: int) -> float:
     return (time.perf_counter() - start) / sequential
 
 
-def measure(extra: list[str], rounds: int, quick: bool) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
-    """Wall and CPU seconds per case over ``rounds`` alternating rounds (each round also times the machine ceiling)."""
+def measure(
+    extra: list[str], rounds: int, quick: bool
+) -> tuple[dict[str, list[float]], dict[str, list[float]], list[float]]:
+    """Wall and CPU seconds per case over ``rounds`` alternating rounds, and the machine ceiling of every round."""
     seconds: dict[str, list[float]] = {name: [] for name in CASES}
+    ceilings: list[float] = []
     cpu_seconds: dict[str, list[float]] = {name: [] for name in CASES}
     for _ in range(rounds):
         ceiling = machine_ceiling(20_000_000 if not quick else 2_000_000)
-        seconds.setdefault(CEILING, []).append(ceiling)
+        ceilings.append(ceiling)
         print(f"  machine: 2 CPU-bound processes take {ceiling:.2f}x the time of one after another", flush=True)
         for name, case in CASES.items():
             wall, cpu = sweep_seconds(case, extra)
             seconds[name].append(wall)
             cpu_seconds[name].append(cpu)
             print(f"  {name}: {wall:.1f} s wall, {cpu:.1f} s CPU, load average {os.getloadavg()[0]:.1f}", flush=True)
-    return seconds, cpu_seconds
+    return seconds, cpu_seconds, ceilings
 
 
 def main(quick: bool) -> None:
@@ -130,8 +132,7 @@ def main(quick: bool) -> None:
     tables, payload_sizes = [], {}
     for size, extra in sizes.items():
         print(f"\nHPO sweep wall time: {N_JOBS} CartPole jobs of {size} x {rounds} rounds per case ...", flush=True)
-        seconds, cpu_seconds = measure(extra, rounds, quick)
-        ceilings = seconds.pop(CEILING)
+        seconds, cpu_seconds, ceilings = measure(extra, rounds, quick)
         ratio = statistics.median([p / s for p, s in zip(seconds[PARALLEL], seconds[SEQUENTIAL], strict=True)])
         ceiling = statistics.median(ceilings)
         tables.append(f"#### Jobs of 2 epochs with {size}\n\n{markdown(seconds, cpu_seconds, ratio, ceiling)}")
