@@ -16,12 +16,13 @@ from typing import Any
 
 __all__ = ["learn_and_report", "main"]
 
-RunResult = dict[str, float | int | bool]
+PeerResult = dict[str, float | int | bool]
+"""The JSON result of one peer run (the keys the benchmark harness reads)."""
 
 
 def learn_and_report(
     model: Any, callback: Any, total_timesteps: int, target_reward: float, stop: tuple[type[BaseException], ...] = ()
-) -> RunResult:
+) -> PeerResult:
     """Runs ``model.learn`` with ``callback`` and returns the run's result.
 
     Args:
@@ -54,7 +55,7 @@ def learn_and_report(
     }
 
 
-def main(train: Callable[[int], RunResult], description: str) -> None:
+def main(train: Callable[[int], PeerResult], description: str) -> None:
     """The peer's command line: ``--seed S [--out FILE]``; prints (and writes) the JSON result of ``train(S)``."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--seed", type=int, required=True, help="seed of the run")
