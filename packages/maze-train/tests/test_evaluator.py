@@ -37,7 +37,7 @@ class Selection:
     def __init__(self) -> None:
         self.scores: list[float] = []
 
-    def update(self, reward: float) -> bool:
+    def update(self, reward: float, state_dict=None) -> bool:
         self.scores.append(reward)
         return True
 

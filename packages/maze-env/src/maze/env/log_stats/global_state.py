@@ -48,9 +48,9 @@ class LogStatsLogger:
     def __init__(self, prefix: Optional[str]) -> None:
         self.prefix = prefix
 
-    def log_stats(self, stats: LogStats) -> None:
-        """Writes ``stats`` at the current log step."""
-        log_stats(stats, self.prefix)
+    def log_stats(self, stats: LogStats, step: Optional[int] = None) -> None:
+        """Writes ``stats`` at ``step`` (None: the current log step)."""
+        log_stats(stats, self.prefix, step)
 
 
 def register_log_stats_writer(writer: LogStatsWriter) -> None:
@@ -73,10 +73,17 @@ def unregister_log_stats_writer(writer: LogStatsWriter) -> None:
         writer.close()
 
 
-def log_stats(stats: LogStats, prefix: Optional[str] = None) -> None:
-    """Writes ``stats`` under ``prefix`` at the current log step through every registered writer."""
+def log_stats(stats: LogStats, prefix: Optional[str] = None, step: Optional[int] = None) -> None:
+    """Writes ``stats`` under ``prefix`` through every registered writer.
+
+    Args:
+        stats: The statistics.
+        prefix: Logging prefix (None: no prefix).
+        step: The log step they belong to (None: the current one; a background evaluation
+            reports the step of the epoch it evaluated).
+    """
     for writer in list(GlobalLogState.writers):
-        writer.write(prefix, GlobalLogState.step, stats)
+        writer.write(prefix, GlobalLogState.step if step is None else step, stats)
 
 
 def get_stats_logger(prefix: Optional[str]) -> LogStatsLogger:

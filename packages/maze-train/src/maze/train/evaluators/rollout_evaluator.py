@@ -75,6 +75,18 @@ class RolloutEvaluator(Evaluator):
         Returns:
             The mean return of the episodes.
         """
+        return self.report(self.rollout_stats(policy))
+
+    def rollout_stats(self, policy: Any, show_progress: bool = True) -> LogStats:
+        """Runs the episodes and returns their statistics (nothing is written).
+
+        Args:
+            policy: Acts in the envs.
+            show_progress: Show the episodes as they finish (with the runner's ``progress``).
+
+        Returns:
+            The statistics of exactly ``n_episodes`` episodes.
+        """
         env = self.eval_env
         quotas = np.full(env.n_envs, self.n_episodes // env.n_envs)
         quotas[: self.n_episodes % env.n_envs] += 1
@@ -82,7 +94,8 @@ class RolloutEvaluator(Evaluator):
         observation, _ = env.reset_each(seed=self.seeds) if dynamic else env.reset(seed=self.seeds)
         env.call("clear_epoch_stats")  # drops episodes the reset cut short
         finished = np.zeros(env.n_envs, dtype=int)
-        progress = (self.progress or TrainingProgress("off")).bar("evaluation", self.n_episodes, "episodes")
+        shown = self.progress if show_progress and self.progress is not None else TrainingProgress("off")
+        progress = shown.bar("evaluation", self.n_episodes, "episodes")
         while (finished < quotas).any():
             if dynamic:  # the envs may wait for actors of different sub-steps
                 actions, _ = act_each(policy, observation, env.actor_ids(), deterministic=self.deterministic)
@@ -99,9 +112,22 @@ class RolloutEvaluator(Evaluator):
         aggregator = LogStatsAggregator()
         for quota, batch in zip(quotas, env.call("take_episode_stats"), strict=True):
             aggregator.add_episode_stats(EpisodeStatsBatch(events=batch.events, episodes=batch.episodes[:quota]))
-        self.last_stats = aggregator.reduce()
-        get_stats_logger(self.logging_prefix).log_stats(self.last_stats)
-        reward = float(stats_value(self.last_stats, BaseEnvEvents.reward, "mean"))
+        return aggregator.reduce()
+
+    def report(self, stats: LogStats, step: Optional[int] = None, state_dict: Optional[dict[str, Any]] = None) -> float:
+        """Writes an evaluation's statistics and hands its mean return to model selection.
+
+        Args:
+            stats: What :meth:`rollout_stats` returned.
+            step: The log step of the evaluated epoch (None: the current one).
+            state_dict: The evaluated weights if they are no longer the model's current ones.
+
+        Returns:
+            The mean return of the episodes.
+        """
+        self.last_stats = stats
+        get_stats_logger(self.logging_prefix).log_stats(stats, step)
+        reward = float(stats_value(stats, BaseEnvEvents.reward, "mean"))
         if self.model_selection is not None:
-            self.model_selection.update(reward)
+            self.model_selection.update(reward, state_dict)
         return reward

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import shlex
 import sys
 from abc import abstractmethod
@@ -28,6 +29,8 @@ from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
 from maze.rollout.runner import Runner
+from maze.train.evaluators.background import BackgroundEvaluation
+from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.guards import NonFiniteGuard
 from maze.train.progress import TrainingProgress
 from maze.train.runners.cpu_threads import apply_cpu_threads
@@ -36,6 +39,7 @@ from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import InputRun, write_training_summary
 from maze.train.tensorboard import LogStatsWriterTensorboard
 from maze.train.trainers.common.config import AlgorithmConfig
+from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
 from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 
@@ -63,6 +67,9 @@ class TrainingRunner(Runner):
         cpu_threads: Intra-op torch threads of this process and of every env worker started
             by it (see :mod:`maze.train.runners.cpu_threads`; None: torch's default).
         progress: ``auto``, ``bar``, ``epoch`` or ``off`` (see :mod:`maze.train.progress`).
+        background_evaluation: Evaluate each epoch in a forked child process while the next
+            epoch trains (uses a spare core; needs in-process evaluation envs, see
+            :mod:`maze.train.evaluators.background`).
     """
 
     def __init__(
@@ -77,6 +84,7 @@ class TrainingRunner(Runner):
         non_finite: str = "stop",
         cpu_threads: Optional[int] = 1,
         progress: str = "auto",
+        background_evaluation: bool = False,
     ) -> None:
         self.trainer_class = resolve_target(trainer_class) if isinstance(trainer_class, str) else trainer_class
         self.concurrency = concurrency
@@ -88,6 +96,7 @@ class TrainingRunner(Runner):
         self.guard = NonFiniteGuard(non_finite)
         self.cpu_threads = cpu_threads
         self.progress = TrainingProgress(progress)
+        self.background_evaluation = background_evaluation
         self.run_dir = Path.cwd()
         self.writers: list[LogStatsWriter] = []
 
@@ -143,7 +152,8 @@ class TrainingRunner(Runner):
         """Gives the trainer the shared guards and resume state: every trainer gets them the same way.
 
         A trainer (and its evaluator) with a ``progress`` attribute gets the run's
-        :class:`TrainingProgress`; a trainer with a ``guard`` attribute gets the run's :class:`NonFiniteGuard`; a
+        :class:`TrainingProgress`; with ``background_evaluation`` an epoch-loop trainer's rollout
+        evaluator runs in the background; a trainer with a ``guard`` attribute gets the run's :class:`NonFiniteGuard`; a
         :class:`ResumableTrainer` writes its resumable state into the run directory at every
         epoch end and, with ``input_dir``, continues that run's counters, best score and
         optimizer state.
@@ -152,6 +162,8 @@ class TrainingRunner(Runner):
             self.trainer.progress = self.progress
         if hasattr(getattr(self.trainer, "evaluator", None), "progress"):
             self.trainer.evaluator.progress = self.progress
+        if self.background_evaluation:
+            self._attach_background_evaluation()
         if hasattr(self.trainer, "guard"):
             self.guard.source = _env_description(self.cfg.get("env"))
             self.trainer.guard = self.guard
@@ -160,6 +172,24 @@ class TrainingRunner(Runner):
             if self.input_run is not None:
                 restored = self.trainer.restore_training_state(self.input_run.directory)
                 print(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored)}")
+
+    def _attach_background_evaluation(self) -> None:
+        """Hands the trainer's rollout evaluator to a :class:`BackgroundEvaluation` (see ``background_evaluation``).
+
+        Raises:
+            ConfigurationError: If the trainer has no epoch loop with a rollout evaluator.
+        """
+        evaluator = getattr(self.trainer, "evaluator", None)
+        if not isinstance(self.trainer, EpochLoopTrainer) or not isinstance(evaluator, RolloutEvaluator):
+            has = "no evaluator" if evaluator is None else f"a {type(evaluator).__name__}"
+            raise ConfigurationError(
+                "runner.background_evaluation=true needs a trainer that evaluates with env rollouts after every "
+                f"epoch, but {type(self.trainer).__name__} has {has}; set runner.background_evaluation=false"
+            )
+        if "fork" not in multiprocessing.get_all_start_methods():
+            print("Note: runner.background_evaluation needs fork (not available here); evaluating after each epoch")
+            return
+        self.trainer.background_evaluation = BackgroundEvaluation(evaluator)
 
     # --- pieces ----------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
 from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.log_stats.vector_stats import collect_episode_stats
+from maze.train.evaluators.background import BackgroundEvaluation
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import NonFiniteGuard
 from maze.train.progress import TrainingProgress
@@ -37,7 +38,8 @@ class EpochLoopTrainer(ResumableTrainer):
     selection; without an evaluator the epoch's mean training return does), the resumable
     state is saved, and training stops once ``n_epochs`` are done, ``target_reward`` is
     reached, or ``patience`` epochs (where the config has the key) passed without a new
-    best score.
+    best score. With :attr:`background_evaluation` the evaluation of an epoch runs in a forked
+    child while the next epoch trains (see :mod:`maze.train.evaluators.background`).
 
     The trainer provides ``config`` (``n_epochs``, ``target_reward``, optionally
     ``patience``), ``guard``, ``events`` (a :class:`TrainerEventLog`), ``_env_stats`` (a
@@ -57,6 +59,11 @@ class EpochLoopTrainer(ResumableTrainer):
     """Shows the epochs' progress (the training runner sets ``runner.progress``)."""
     _bar: Any = TrainingProgress("off").bar("", 0, "env steps")
     """The running epoch's progress bar (a disabled one outside epochs)."""
+    background_evaluation: Optional[BackgroundEvaluation] = None
+    """Runs the evaluations in a forked child while the next epoch trains (the training runner sets it
+    with ``runner.background_evaluation``; None: evaluate after every epoch in this process)."""
+    _stale: int = 0
+    """Epochs since the best score last improved."""
 
     def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
         """Trains until a stop criterion holds.
@@ -69,44 +76,25 @@ class EpochLoopTrainer(ResumableTrainer):
             What was achieved.
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
-        target, patience = self.config.target_reward, getattr(self.config, "patience", 0)
-        train_seconds, stale, solved = 0.0, 0, False
-        reason = f"{limit} epochs done"
-        while not limit or self.epochs_done < limit:
-            epoch_start = time.perf_counter()
-            print(f"********** Iteration {self.epochs_done} **********")
-            self.guard.epoch = self.epochs_done
-            steps_before = self.env_steps
-            self._bar = self.progress.bar(f"epoch {self.epochs_done}", self._env_steps_per_epoch(), "env steps")
-            self._report_env_steps(self._bar.update)
-            try:
-                self._train_epoch()
-            finally:
-                self._report_env_steps(None)
-                self._bar.close()
-            epoch_seconds = time.perf_counter() - epoch_start
-            train_seconds += epoch_seconds
-            epoch_steps = self.env_steps - steps_before
-            sub_steps = self.sub_steps_per_env_step
-            self.progress.epoch_done(
-                self.epochs_done, epoch_steps, None if sub_steps is None else epoch_steps * sub_steps, epoch_seconds
-            )
-            self._epoch_trained(epoch_steps, epoch_seconds)
-            self.epochs_done += 1
-            increment_log_step()
-            score = self._score(self._write_train_stats())
-            print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
-            if score > self.best_reward:
-                self.best_reward, stale = score, 0
-            else:
-                stale += 1
-            self.save_training_state()
-            if target is not None and score >= target:
-                solved, reason = True, f"target reward {target:g} reached ({score:.3f})"
-                break
-            if patience and stale >= patience:
-                reason = f"no improvement for {stale} epochs (patience {patience})"
-                break
+        train_seconds, self._stale = 0.0, 0
+        stop: Optional[tuple[bool, str]] = None
+        try:
+            while not limit or self.epochs_done < limit:
+                epoch_start = time.perf_counter()
+                train_seconds += self._run_epoch()
+                stop = self._take_scores(self._scores(self._write_train_stats()))
+                print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
+                if stop is not None:
+                    break
+                if self.background_evaluation is not None:
+                    self.background_evaluation.submit(self.policy, getattr(self, "model", None))
+            else:  # the epoch limit: the last epoch's evaluation may still be running
+                if self.background_evaluation is not None and self.background_evaluation.pending:
+                    stop = self._take_scores([self.background_evaluation.collect()])
+        finally:
+            if self.background_evaluation is not None:
+                self.background_evaluation.close()
+        solved, reason = stop or (False, f"{limit} epochs done")
         sub_steps = self.sub_steps_per_env_step
         return TrainingResult(
             self.epochs_done,
@@ -117,6 +105,57 @@ class EpochLoopTrainer(ResumableTrainer):
             reason,
             None if sub_steps is None else self.env_steps * sub_steps,
         )
+
+    def _run_epoch(self) -> float:
+        """Trains one epoch with its progress bar and epoch line; returns its seconds."""
+        epoch_start = time.perf_counter()
+        print(f"********** Iteration {self.epochs_done} **********")
+        self.guard.epoch = self.epochs_done
+        steps_before = self.env_steps
+        self._bar = self.progress.bar(f"epoch {self.epochs_done}", self._env_steps_per_epoch(), "env steps")
+        self._report_env_steps(self._bar.update)
+        try:
+            self._train_epoch()
+        finally:
+            self._report_env_steps(None)
+            self._bar.close()
+        epoch_seconds = time.perf_counter() - epoch_start
+        epoch_steps = self.env_steps - steps_before
+        sub_steps = self.sub_steps_per_env_step
+        self.progress.epoch_done(
+            self.epochs_done, epoch_steps, None if sub_steps is None else epoch_steps * sub_steps, epoch_seconds
+        )
+        self._epoch_trained(epoch_steps, epoch_seconds)
+        self.epochs_done += 1
+        increment_log_step()
+        return epoch_seconds
+
+    def _scores(self, train_stats: LogStats) -> list[float]:
+        """The scores that are in after an epoch: its own, or with background evaluation the previous epoch's."""
+        if self.background_evaluation is None:
+            return [self._score(train_stats)]
+        score = self.background_evaluation.collect()
+        return [] if score is None else [score]
+
+    def _take_scores(self, scores: list[float]) -> Optional[tuple[bool, str]]:
+        """Updates the best score and the patience count, saves the resumable state and says whether to stop.
+
+        Returns:
+            ``(solved, reason)`` when a stop criterion holds, else None.
+        """
+        target, patience = self.config.target_reward, getattr(self.config, "patience", 0)
+        stop = None
+        for score in scores:
+            if score > self.best_reward:
+                self.best_reward, self._stale = score, 0
+            else:
+                self._stale += 1
+            if target is not None and score >= target:
+                stop = True, f"target reward {target:g} reached ({score:.3f})"
+            elif patience and self._stale >= patience:
+                stop = False, f"no improvement for {self._stale} epochs (patience {patience})"
+        self.save_training_state()
+        return stop
 
     def evaluate(self) -> float:
         """Runs the evaluator once (e.g. before training from a warm start) and returns its score."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from maze.perception.agent.torch_model import TorchModel
 from maze.perception.serialization import save_state_dict
@@ -17,8 +17,14 @@ class ModelSelectionBase(ABC):
     """Receives the score of every evaluation."""
 
     @abstractmethod
-    def update(self, reward: float) -> bool:
-        """Takes the score of the latest evaluation; returns True if it is the best so far."""
+    def update(self, reward: float, state_dict: Optional[dict[str, Any]] = None) -> bool:
+        """Takes the score of the latest evaluation; returns True if it is the best so far.
+
+        Args:
+            reward: The evaluation's score.
+            state_dict: The weights that were evaluated, where they are no longer the model's
+                current ones (a background evaluation); None: the model's current weights.
+        """
 
 
 class BestModelSelection(ModelSelectionBase):
@@ -52,8 +58,8 @@ class BestModelSelection(ModelSelectionBase):
         self.last_improvement = 0
         """The update count at the last improvement."""
 
-    def update(self, reward: float) -> bool:
-        """Saves the model if ``reward`` beats the best score so far.
+    def update(self, reward: float, state_dict: Optional[dict[str, Any]] = None) -> bool:
+        """Saves the model (or the evaluated ``state_dict``) if ``reward`` beats the best score so far.
 
         Returns:
             True on an improvement.
@@ -68,7 +74,7 @@ class BestModelSelection(ModelSelectionBase):
             self.last_improvement = self.updates
             print(f"-> new overall best model {reward:.5f}!")
             if self.dump_file is not None and self.model is not None:
-                save_state_dict(self.model.state_dict(), self.dump_file)
+                save_state_dict(self.model.state_dict() if state_dict is None else state_dict, self.dump_file)
         if self.dump_interval and self.updates % self.dump_interval == 0 and self.dump_file and self.model:
             save_state_dict(self.model.state_dict(), self.dump_file.with_name(f"last_{self.dump_file.name}"))
         return improved
