@@ -175,9 +175,18 @@ def test_console_main_runs_the_exit_handlers_and_keeps_the_exit_status() -> None
 
 
 def test_console_main_waits_for_a_running_non_daemon_thread() -> None:
-    done = _console_main_exit(
+    done = _console_main_exit(  # the thread is still running when main() is done
         "import time\n"
-        "threading.Thread(target=lambda: (time.sleep(0.5), print('thread finished', flush=True))).start()\n"
+        "import maze.rl.cli as cli\n"
+        "main_done, original_main = threading.Event(), cli.main\n"
+        "def main():\n"
+        "    try:\n"
+        "        original_main()\n"
+        "    finally:\n"
+        "        main_done.set()\n"
+        "cli.main = main\n"
+        "threading.Thread(target=lambda: (main_done.wait(), time.sleep(0.3), print('thread finished', flush=True)))"
+        ".start()\n"
         "sys.argv = ['maze-run', '-cn', 'conf_train', '--help']"
     )
     assert done.returncode == 0, done.stderr
