@@ -37,7 +37,8 @@ NOTES = (
     "Time to solve: wall time of the whole command (process start to exit: start-up, imports, construction, "
     "training and evaluations) until the first deterministic evaluation with a mean return ≥ 475 over 20 "
     "episodes; a seed that never gets there counts as not solved (∞). maze evaluates after every ES iteration "
-    "(20 episodes side by side, one batched forward pass per step); ARS every 4,000 env steps at an update "
+    "(20 episodes side by side, one batched forward pass per step, in a forked child while the next iteration "
+    "trains: `runner.background_evaluation`); ARS every 4,000 env steps at an update "
     "boundary (its mean policy, one episode after the other). Env-steps/s: training env steps / seconds in "
     "rollouts and updates, evaluation excluded. Peak RSS: the child's own `ru_maxrss`, largest over the seeds. "
     "Runs alternate maze/ARS per seed, one subprocess each, `OMP_NUM_THREADS=1`."
@@ -60,6 +61,7 @@ def es_command(executable: str, seed: int, run_dir: Path) -> list[str]:
         f"algorithm.target_reward={TARGET_REWARD}",
         "runner.n_eval_rollouts=20",
         "runner.shared_noise_table_size=10000000",
+        "runner.background_evaluation=true",
         f"hydra.run.dir={run_dir}",
     ]
 
