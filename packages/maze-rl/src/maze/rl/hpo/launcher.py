@@ -55,14 +55,17 @@ def parallel_jobs(n_jobs: int, cpus_per_job: int, n_pending: int, cpus: Optional
 
 
 def preload_job_modules(job_config: DictConfig) -> None:
-    """Imports the job's modules (runner, trainer: torch and friends) once, before the jobs are forked.
+    """Imports the job's modules (runner, trainer: torch and friends, the graph drawing) once, before the jobs are forked.
 
     Every forked job then starts with them imported instead of importing them again (seconds
-    per job). Nothing is built or run, so no thread pools exist yet when forking. Import
+    per job; matplotlib alone costs each job's graph drawing about 0.5 s of CPU). Nothing is built or run, so no thread pools exist yet when forking. Import
     errors are left to the jobs, which report them.
     """
     import maze.rl.run  # noqa: F401 - the job's own module
+    import maze.train.runners.graphs as graphs
     from maze.env.utils.factory import resolve_target
+
+    graphs.preload_drawing()
 
     for key in ("runner._target_", "runner.trainer_class"):
         target = OmegaConf.select(job_config, key, default=None)

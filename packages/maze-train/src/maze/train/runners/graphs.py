@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from maze.perception.models.base_model_composer import BaseModelComposer
 
-__all__ = ["GraphDrawing", "save_graph_pdfs"]
+__all__ = ["GraphDrawing", "preload_drawing", "save_graph_pdfs"]
 
 
 def save_graph_pdfs(structures: dict[str, Any], directory: Path) -> list[Path]:
@@ -21,6 +21,11 @@ def save_graph_pdfs(structures: dict[str, Any], directory: Path) -> list[Path]:
     from maze.viz.inference_graph import InferenceGraph  # matplotlib: imported only when drawing
 
     return [InferenceGraph(structure).save(name, directory) for name, structure in structures.items()]
+
+
+def preload_drawing() -> None:
+    """Imports what drawing needs (matplotlib and its PDF backend), e.g. in a launcher that forks many jobs."""
+    import maze.viz.inference_graph  # noqa: F401
 
 
 class GraphDrawing:
