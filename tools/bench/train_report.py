@@ -27,7 +27,9 @@ NOTES = (
     "(SB3: `model.learn` time minus the time inside its evaluation callback; maze: `train_seconds` "
     "of `training_summary.json`). Peak RSS: the child's own `ru_maxrss` from `os.wait4`, largest over "
     "the seeds. Runs alternate maze/SB3 per seed, one subprocess each, `OMP_NUM_THREADS=1`. "
-    "SB3 evaluates every 4,000 env steps on one eval env; maze evaluates as its experiment config says."
+    "SB3 evaluates every 4,000 env steps on one eval env; maze evaluates as its experiment config says "
+    "(CartPole PPO: after every epoch of 4,096 env steps, 20 episodes side by side, in a forked child while "
+    "the next epoch trains, `runner.background_evaluation`; it stops one epoch after the solving evaluation)."
 )
 
 
