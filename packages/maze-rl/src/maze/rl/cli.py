@@ -30,6 +30,7 @@ import traceback
 from typing import Any, Optional
 
 from maze.env.errors import MazeError
+from maze.rl.startup_gc import pause_garbage_collection
 
 __all__ = [
     "CONFIG_PATH",
@@ -107,6 +108,7 @@ def console_main() -> None:
     a profiler or tracer (``python -m cProfile``, debuggers) and an exception from :func:`main`
     get the normal interpreter exit.
     """
+    pause_garbage_collection()  # until the job's runner is set up (see maze.rl.startup_gc)
     try:
         main()
         code = 0

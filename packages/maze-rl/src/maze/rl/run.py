@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, Optional, Union
 
+from maze.rl.startup_gc import resume_garbage_collection
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 __all__ = ["build_runner", "prepare_config", "maze_run", "drop_replaced_group_keys"]
@@ -103,6 +104,7 @@ def maze_run(cfg: Any) -> Optional[float]:
     """
     runner = build_runner(cfg)
     runner.setup(cfg)
+    resume_garbage_collection()  # maze-run pauses it for the start-up (see maze.rl.startup_gc)
     return runner.run()
 
 
