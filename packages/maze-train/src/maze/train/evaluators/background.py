@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Optional
 
+import torch
 from maze.env.errors import ConfigurationError, EnvWorkerError
 from maze.env.log_stats.global_state import get_log_step
 from maze.env.vector.sequential import SequentialVectorEnv
@@ -134,6 +135,7 @@ class BackgroundEvaluation:
 def _evaluate_in_child(evaluator: RolloutEvaluator, policy: Any, model: Any, sender: Connection) -> None:
     """The child's work: run the episodes and send ``(True, stats)`` or ``(False, traceback)``."""
     try:
+        torch.set_num_threads(1)  # the spare core, and no OpenMP thread pool copied from the parent
         if model is not None:
             model.eval()
         sender.send((True, evaluator.rollout_stats(policy, show_progress=False)))
