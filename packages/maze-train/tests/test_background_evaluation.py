@@ -93,6 +93,11 @@ def test_runners_without_a_rollout_evaluator_refuse_background_evaluation(tmp_pa
         set_up(tmp_path, cfg, A2C, background_evaluation=True)
 
 
+def test_background_evaluation_refuses_more_than_one_torch_thread(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="runner.cpu_threads=2 lets torch's threads fight the evaluation"):
+        set_up(tmp_path, job_config(), A2C, background_evaluation=True, cpu_threads=2)
+
+
 class RaisingPolicy(ZeroPolicy):
     def compute_action(self, *args: Any, **kwargs: Any) -> Any:
         raise ValueError("policy broke in the evaluation")
