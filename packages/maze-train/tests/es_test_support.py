@@ -6,8 +6,11 @@ import multiprocessing
 from pathlib import Path
 from typing import Any, Optional
 
+import gymnasium as gym
+import numpy as np
 import pytest
 from maze.env.agent.policy import Policy
+from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.train.trainers.es import ESAbortException, ESDevRunner
 from train_test_support import small_model_config
 
@@ -114,3 +117,24 @@ def status_kib(pid: int, field: str) -> int:
         if line.startswith(field + ":"):
             return int(line.split()[1])
     raise KeyError(field)
+
+
+class _NanObservation(gym.Wrapper):
+    """CartPole whose observation entry 2 turns NaN at the fourth step of every episode."""
+
+    def reset(self, **kwargs: Any) -> tuple:
+        self.steps = 0
+        return self.env.reset(**kwargs)
+
+    def step(self, action: Any) -> tuple:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        self.steps += 1
+        if self.steps == 4:
+            observation = np.array(observation, dtype=np.float32)
+            observation[2] = np.nan
+        return observation, reward, terminated, truncated, info
+
+
+def nan_observation_cartpole() -> GymMazeEnv:
+    """A CartPole-v1 MazeEnv that returns a NaN observation at the fourth step of every episode."""
+    return GymMazeEnv(_NanObservation(gym.make("CartPole-v1")))

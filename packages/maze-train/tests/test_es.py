@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 from es_test_support import AbortingWrapper, CountingWrapper, es_job_config, set_up_es
-from maze.env.errors import ConfigurationError
+from maze.env.errors import ConfigurationError, MazeError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
@@ -165,6 +165,15 @@ def test_aborted_rollouts_are_dropped_and_counted(tmp_path: Path, recorder) -> N
     aborted = recorder.values("train", "ESEvents", "aborted_rollouts")
     assert sum(aborted) > 0
     assert all(steps >= 400 for steps in np.diff([0, *recorder.values("train", "ESEvents", "total_step_count")]))
+
+
+def test_a_nan_observation_stops_the_training_naming_key_value_and_step(tmp_path: Path) -> None:
+    cfg = es_job_config()
+    cfg["env"] = {"_target_": "es_test_support.nan_observation_cartpole"}
+    runner = set_up_es(tmp_path, cfg)
+    with pytest.raises(MazeError, match=r"the ES training env returned the observation 'observation'\[2\] = nan "):
+        runner.run()
+    assert not (tmp_path / "training_summary.json").exists()
 
 
 def test_dev_runner_warm_starts_from_input_dir(tmp_path: Path, capsys) -> None:
