@@ -1,19 +1,24 @@
 """Workers that act in envs and feed a replay buffer; the learner only samples from the buffer.
 
 Acting is kept behind :class:`BaseDistributedWorkersWithBuffer` so that the trainer does not
-know where the envs run: :class:`DummyDistributedWorkersWithBuffer` steps a vector env with
-the learner's policy (the envs in this process, or in worker processes with a
-``SubprocVectorEnv``); a cluster backend implements the same three calls.
+know where the policy acts: :class:`DummyDistributedWorkersWithBuffer` steps a vector env with
+the learner's own policy object (``sac-dev``);
+:class:`~maze.train.replay.subproc_workers.SubprocDistributedWorkersWithBuffer` runs worker
+processes that each hold a copy of the policy (``sac-local``); a cluster backend implements
+the same calls.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 from maze.env.errors import ConfigurationError
+from maze.env.log_stats.aggregator import LogStatsAggregator
+from maze.env.log_stats.vector_stats import collect_episode_stats
+from maze.train.guards import NonFiniteGuard
 from maze.train.replay.replay_buffer import BaseReplayBuffer, TransitionBatch
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector
 from maze.train.utils import stack_numpy_dict_list
@@ -80,23 +85,35 @@ class BaseDistributedWorkersWithBuffer(ABC):
 
     Args:
         replay_buffer: The buffer the workers fill and the learner samples from.
+        n_envs: Envs stepped by one :meth:`collect_rollouts` (all workers together).
+        n_rollout_steps: Env steps per env and rollout.
     """
 
-    def __init__(self, replay_buffer: BaseReplayBuffer) -> None:
-        self.replay_buffer = replay_buffer
+    guard: NonFiniteGuard
+    """Checks the rewards of the collected rollouts (the trainer shares its guard)."""
+    env_steps: int
+    """Env steps of the rollouts added to the buffer so far (settable: resumes restore it)."""
+    policy_lag: float = 0.0
+    """Mean age, in policy broadcasts, of the policy that produced the last :meth:`collect_rollouts`."""
 
-    @property
-    @abstractmethod
-    def env_steps(self) -> int:
-        """Env steps collected by all workers so far."""
+    def __init__(self, replay_buffer: BaseReplayBuffer, n_envs: int, n_rollout_steps: int) -> None:
+        self.replay_buffer = replay_buffer
+        self.n_envs = n_envs
+        self.n_rollout_steps = n_rollout_steps
+        self.on_env_steps: Optional[Callable[[int], Any]] = None
+        """Called with the number of env steps whenever some were collected (e.g. a progress bar's ``update``)."""
 
     @abstractmethod
     def collect_rollouts(self, policy: Optional[Any] = None) -> int:
-        """Collects one rollout per worker with the latest policy into the buffer; returns the transitions added.
+        """Collects ``n_rollout_steps`` in each of the ``n_envs`` envs into the buffer; returns the transitions added.
 
         Args:
             policy: Act with this policy instead of the latest broadcast one (e.g. the initial sampling policy).
         """
+
+    @abstractmethod
+    def collect_episode_stats(self, aggregator: LogStatsAggregator) -> None:
+        """Moves the statistics of the training episodes that ended since the last call into ``aggregator``."""
 
     @abstractmethod
     def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
@@ -117,11 +134,10 @@ class BaseDistributedWorkersWithBuffer(ABC):
 
 
 class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
-    """Steps a vector env with the learner's own policy object (no copies to keep in sync).
+    """Steps a vector env with the learner's own policy object (no copies to keep in sync, no lag).
 
-    Each env is one worker; with a ``SubprocVectorEnv`` the envs run in worker processes
-    (a crashed one raises in :meth:`collect_rollouts` with its traceback) while the policy
-    acts here with one batched forward pass per step.
+    Each env is one worker; the policy acts here with one batched forward pass per step. With
+    in-process envs (``sac-dev``) the whole collection is deterministic for given seeds.
 
     Args:
         collector: Steps the vector env (``n_rollout_steps`` per env and rollout).
@@ -130,14 +146,40 @@ class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
     """
 
     def __init__(self, collector: RolloutCollector, policy: Any, replay_buffer: BaseReplayBuffer) -> None:
-        super().__init__(replay_buffer)
         self.collector = collector
         self.policy = policy
+        super().__init__(replay_buffer, collector.env.n_envs, collector.n_steps)
 
-    @property
+    @property  # type: ignore[override]
+    def guard(self) -> NonFiniteGuard:
+        """The collector's guard (it also checks the observations before the policy acts)."""
+        return self.collector.guard
+
+    @guard.setter
+    def guard(self, guard: NonFiniteGuard) -> None:
+        self.collector.guard = guard
+
+    @property  # type: ignore[override]
     def env_steps(self) -> int:
         """Env steps collected so far (all envs)."""
         return self.collector.env_steps
+
+    @env_steps.setter
+    def env_steps(self, value: int) -> None:
+        self.collector.env_steps = value
+
+    @property  # type: ignore[override]
+    def on_env_steps(self) -> Optional[Callable[[int], Any]]:
+        """The collector's callback after every env step of all envs."""
+        return self.collector.on_env_steps
+
+    @on_env_steps.setter
+    def on_env_steps(self, callback: Optional[Callable[[int], Any]]) -> None:
+        self.collector.on_env_steps = callback
+
+    def collect_episode_stats(self, aggregator: LogStatsAggregator) -> None:
+        """Takes the finished episodes' statistics from the vector env."""
+        collect_episode_stats(self.collector.env, aggregator)
 
     def collect_rollouts(self, policy: Optional[Any] = None) -> int:
         """Collects ``n_rollout_steps`` steps in every env into the buffer (unless a reward is not finite)."""
@@ -152,5 +194,5 @@ class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         """Nothing to do: the envs are stepped with the learner's policy object itself."""
 
     def close(self) -> None:
-        """Closes the vector env (joins its worker processes, if any)."""
+        """Closes the vector env."""
         self.collector.env.close()

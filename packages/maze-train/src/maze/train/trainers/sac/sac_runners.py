@@ -13,8 +13,14 @@ from maze.env.utils.factory import Factory, resolve_target
 from maze.perception.agent.torch_state_action_critic import TorchStateActionCritic
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.template_model_composer import TemplateModelComposer
+from maze.train.distributed.subproc_actors import start_fork_server
 from maze.train.replay.replay_buffer import UniformReplayBuffer
-from maze.train.replay.workers import BatchedPolicy, DummyDistributedWorkersWithBuffer
+from maze.train.replay.subproc_workers import SubprocDistributedWorkersWithBuffer
+from maze.train.replay.workers import (
+    BaseDistributedWorkersWithBuffer,
+    BatchedPolicy,
+    DummyDistributedWorkersWithBuffer,
+)
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.runners.actor_critic_runners import ACRunner
 from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, build_vector_env
@@ -36,7 +42,11 @@ class SACRunner(ACRunner):
         trainer_class: Dotted path (or class) of the trainer.
         initial_demonstration_trajectories: Dataset config (``InMemoryDataset`` with the
             next-observation trajectory processor) whose transitions seed the buffer (SACfD).
-        worker_processes: Step the ``algorithm.num_actors`` training envs in worker processes.
+        worker_processes: Act in ``algorithm.num_actors`` worker processes, each stepping one env
+            with its own copy of the policy (:class:`SubprocDistributedWorkersWithBuffer`);
+            False: the envs and the policy in this process (:class:`DummyDistributedWorkersWithBuffer`).
+        start_method: Start method of the worker processes: ``forkserver``, ``spawn`` or ``fork``
+            (``dummy``: in this process, as without ``worker_processes``).
         **kwargs: The other :class:`TrainingRunner` arguments.
     """
 
@@ -45,11 +55,18 @@ class SACRunner(ACRunner):
         trainer_class: Any,
         initial_demonstration_trajectories: Optional[Any] = None,
         worker_processes: bool = False,
+        start_method: str = "forkserver",
         **kwargs: Any,
     ) -> None:
         super().__init__(trainer_class, **kwargs)
         self.initial_demonstration_trajectories = initial_demonstration_trajectories
         self.worker_processes = worker_processes
+        self.start_method = start_method
+
+    def start_worker_processes_early(self) -> None:
+        """Starts the workers' fork server (its torch import overlaps with building envs and model)."""
+        if self.worker_processes and self.start_method == "forkserver":
+            start_fork_server()
 
     def env_placement(self, concurrency: int) -> tuple[int, bool]:
         """Evaluation envs: ``concurrency``, or with 0 one worker per core (``worker_processes``) or 8 in this process."""
@@ -106,18 +123,23 @@ class SACRunner(ACRunner):
             workers.close()
             raise
 
-    def _workers(self, config: SACAlgorithmConfig, policy: Any) -> DummyDistributedWorkersWithBuffer:
+    def _workers(self, config: SACAlgorithmConfig, policy: Any) -> BaseDistributedWorkersWithBuffer:
         n_envs = config.num_actors
-        where = "in worker processes" if self.worker_processes else "in this process"
-        print(f"Collecting transitions with {n_envs} env{'s' if n_envs > 1 else ''} {where}")
-        train_env = build_vector_env(self.env_factory, n_envs, self.worker_processes)
-        seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         buffer = UniformReplayBuffer(config.replay_buffer_size, seed=self.seeding.generate_agent_instance_seed())
+        if self.worker_processes and self.start_method != "dummy":
+            print(f"Collecting transitions with {n_envs} worker process{'es' if n_envs > 1 else ''}, one env each")
+            seeds = [self.seeding.generate_env_instance_seed() for _ in range(2 * n_envs)]
+            return SubprocDistributedWorkersWithBuffer(
+                self.env_factory, policy, buffer, config.n_rollout_steps, n_envs, seeds, start_method=self.start_method
+            )
+        print(f"Collecting transitions with {n_envs} env{'s' if n_envs > 1 else ''} in this process")
+        train_env = build_vector_env(self.env_factory, n_envs, False)
+        seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         return DummyDistributedWorkersWithBuffer(
             RolloutCollector(train_env, config.n_rollout_steps, seeds), policy, buffer
         )
 
-    def _fill_buffer(self, config: SACAlgorithmConfig, workers: DummyDistributedWorkersWithBuffer) -> None:
+    def _fill_buffer(self, config: SACAlgorithmConfig, workers: BaseDistributedWorkersWithBuffer) -> None:
         """Seeds the buffer with the demonstrations or with transitions of the initial sampling policy."""
         step_key = next(iter(self.spaces_config.action_spaces_dict))
         if self.initial_demonstration_trajectories:
@@ -136,11 +158,17 @@ class SACRunner(ACRunner):
         policy = Factory(Policy).instantiate(sampling_config, action_spaces_dict=self.spaces_config.action_spaces_dict)
         if hasattr(policy, "seed"):
             policy.seed(self.seeding.generate_agent_instance_seed())
-        batched = BatchedPolicy(policy, workers.collector.env.n_envs)
+        batched = BatchedPolicy(policy, workers.n_envs)
         while len(workers.replay_buffer) < config.initial_buffer_size:
             workers.collect_rollouts(batched)
         print(f"Initialized the replay buffer with {len(workers.replay_buffer)} transitions of {type(policy).__name__}")
 
 
 class SACDevRunner(SACRunner):
-    """The SAC runner of ``sac-dev``/``sac-local`` and ``sacfd-dev``/``sacfd-local`` (``worker_processes`` differs)."""
+    """The SAC runner of ``sac-dev``/``sac-local`` and ``sacfd-dev``/``sacfd-local`` (``worker_processes`` differs).
+
+    ``sac-local`` acts in worker processes with policy copies refreshed after every iteration
+    (a rollout may be a couple of iterations stale, see
+    :mod:`maze.train.replay.subproc_workers`); ``sac-dev`` acts in this process with the
+    learner's policy and is deterministic for fixed seeds.
+    """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 import torch
@@ -13,7 +13,7 @@ from maze.env.core.actor import ActorID
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.event_log import TrainerEventLog
-from maze.train.guards import CollectorGuardedTrainer
+from maze.train.guards import NonFiniteGuard
 from maze.train.optim import Adam
 from maze.train.replay.replay_buffer import TransitionBatch
 from maze.train.replay.workers import BaseDistributedWorkersWithBuffer
@@ -45,7 +45,7 @@ _STAT_EVENTS = (
 )
 
 
-class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
+class SAC(EpochLoopTrainer):
     """Trains a policy and twin Q critics off-policy from a replay buffer filled by workers.
 
     One iteration collects ``rollouts_per_iteration`` rollouts into the buffer and takes
@@ -110,9 +110,22 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
         return self.policy_optimizer
 
     @property
-    def collector(self) -> Any:
-        """The rollout collector of in-process workers (its env gives the training statistics)."""
-        return self.workers.collector
+    def guard(self) -> NonFiniteGuard:
+        """Checks rewards, losses and gradients (shared with the workers)."""
+        return self.workers.guard
+
+    @guard.setter
+    def guard(self, guard: NonFiniteGuard) -> None:
+        self.workers.guard = guard
+
+    @property
+    def env_steps(self) -> int:
+        """Env steps of the rollouts added to the replay buffer (restored when resuming)."""
+        return self.workers.env_steps
+
+    @env_steps.setter
+    def env_steps(self, value: int) -> None:
+        self.workers.env_steps = value
 
     def close(self) -> None:
         """Stops the workers (closes their envs; no worker process outlives this call)."""
@@ -141,14 +154,22 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
 
     def _env_steps_per_epoch(self) -> int:
         """Env steps of the epoch's rollouts (the total of its progress bar)."""
-        collector, config = self.collector, self.config
-        return config.epoch_length * config.rollouts_per_iteration * collector.n_steps * collector.env.n_envs
+        workers, config = self.workers, self.config
+        return config.epoch_length * config.rollouts_per_iteration * workers.n_rollout_steps * workers.n_envs
+
+    def _report_env_steps(self, callback: Optional[Callable[[int], Any]]) -> None:
+        self.workers.on_env_steps = callback
+
+    def _collect_episode_stats(self) -> None:
+        """The workers' finished training episodes."""
+        self.workers.collect_episode_stats(self._env_stats)
 
     def _iteration(self) -> None:
         """Collects the rollouts of one iteration and takes its gradient steps."""
         start = time.perf_counter()
         for _ in range(self.config.rollouts_per_iteration):
             self.workers.collect_rollouts()
+            self.events.record(SACEvents.policy_lag, value=self.workers.policy_lag)
         collected = time.perf_counter()
         for _ in range(self.config.num_batches_per_iter):
             self.update(self.workers.sample_batch(self.config.batch_size, self.model.device))
