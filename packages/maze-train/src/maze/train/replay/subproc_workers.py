@@ -22,19 +22,18 @@ A worker that raises or dies stops the run with one
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
+from maze.env.core.actor import StepKeyType
 from maze.env.log_stats.aggregator import EpisodeStatsBatch, LogStatsAggregator
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.train.distributed.subproc_actors import SubprocDistributedActors
 from maze.train.guards import NonFiniteGuard
 from maze.train.replay.replay_buffer import BaseReplayBuffer
-from maze.train.replay.workers import (
-    BaseDistributedWorkersWithBuffer,
-    DummyDistributedWorkersWithBuffer,
-    rollout_to_transitions,
-)
+from maze.train.replay.substep_transitions import SubStepTransitions
+from maze.train.replay.workers import BaseDistributedWorkersWithBuffer, DummyDistributedWorkersWithBuffer
 from maze.train.rollout.collector import RolloutCollector
 
 __all__ = ["SubprocDistributedWorkersWithBuffer"]
@@ -51,7 +50,7 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
     Args:
         env_factory: Builds one env (picklable: it is sent to the worker processes).
         policy: The learner's policy (a TorchPolicy); the workers get copies.
-        replay_buffer: The buffer to fill.
+        replay_buffers: Sub-step key -> the buffer to fill.
         n_rollout_steps: Env steps per worker rollout.
         num_workers: Worker processes (one env each).
         seeds: ``2 * num_workers`` env seeds: the workers' envs, then the in-process envs'.
@@ -63,14 +62,14 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         self,
         env_factory: Callable[[], Any],
         policy: Any,
-        replay_buffer: BaseReplayBuffer,
+        replay_buffers: Mapping[StepKeyType, BaseReplayBuffer],
         n_rollout_steps: int,
         num_workers: int,
         seeds: list[Optional[int]],
         queue_out_of_sync_factor: int = 1,
         start_method: str = "forkserver",
     ) -> None:
-        super().__init__(replay_buffer, num_workers, n_rollout_steps)
+        super().__init__(replay_buffers, num_workers, n_rollout_steps)
         self.guard = NonFiniteGuard()
         self.env_steps = 0
         self.actors = SubprocDistributedActors(
@@ -87,6 +86,8 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         self._in_process_seeds = list(seeds[num_workers:])
         self._in_process: Optional[DummyDistributedWorkersWithBuffer] = None
         self._episode_stats: list[EpisodeStatsBatch] = []
+        self._transitions: defaultdict[int, SubStepTransitions] = defaultdict(SubStepTransitions)
+        """One per worker: its consecutive rollouts complete each other's transitions."""
         self._started = False
 
     @property
@@ -117,10 +118,7 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
             self.env_steps += steps
             if self.on_env_steps is not None:
                 self.on_env_steps(steps)
-            if self.guard.rewards_ok(rollout.rewards):
-                transitions = rollout_to_transitions(rollout)
-                self.replay_buffer.add_transitions(transitions)
-                added += len(transitions)
+            added += self._store(rollout, self._transitions[output.actor])
         self.policy_lag = sum(self.actors.policy_version - output.policy_version for output in outputs) / len(outputs)
         return added
 
@@ -150,11 +148,12 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         if self._in_process is None:
             env = SequentialVectorEnv([self.actors.env_factory] * self.n_envs)
             collector = RolloutCollector(env, self.n_rollout_steps, self._in_process_seeds)
-            self._in_process = DummyDistributedWorkersWithBuffer(collector, self.policy, self.replay_buffer)
+            self._in_process = DummyDistributedWorkersWithBuffer(collector, self.policy, self.replay_buffers)
         self._in_process.guard = self.guard
         before = self._in_process.env_steps
         added = self._in_process.collect_rollouts(policy)
         self.env_steps += self._in_process.env_steps - before
+        self.sub_steps = self._in_process.sub_steps
         return added
 
     def _close_in_process(self) -> None:

@@ -15,11 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
 
 import numpy as np
-from maze.env.errors import ConfigurationError
+from maze.env.core.actor import StepKeyType
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.train.guards import NonFiniteGuard
 from maze.train.replay.replay_buffer import BaseReplayBuffer, TransitionBatch
+from maze.train.replay.substep_transitions import SubStepTransitions
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector
 from maze.train.utils import stack_numpy_dict_list
 
@@ -27,41 +28,7 @@ __all__ = [
     "BaseDistributedWorkersWithBuffer",
     "BatchedPolicy",
     "DummyDistributedWorkersWithBuffer",
-    "rollout_to_transitions",
 ]
-
-
-def rollout_to_transitions(rollout: RolloutBatch) -> TransitionBatch[np.ndarray]:
-    """The ``T * N`` transitions of a rollout of a flat env (time-major order).
-
-    The next observation of step ``t`` is the observation of step ``t + 1`` (after the rollout:
-    ``rollout.next_observation``); for truncated episodes it is the observation the episode
-    was cut off at. ``dones`` marks terminated episodes only.
-
-    Raises:
-        ConfigurationError: If the env has several sub-steps per env step.
-    """
-    if rollout.n_slots != 1:
-        raise ConfigurationError(
-            f"replay buffers hold transitions of flat envs; this env has {rollout.n_slots} sub-steps per env step"
-        )
-    substep = rollout.substeps[0]
-    steps, envs = rollout.rewards.shape
-    next_observations = {}
-    for key, value in substep.observations.items():
-        following = np.concatenate([value[1:], rollout.next_observation[key][None]], axis=0)
-        for call, env, observation in rollout.final_observations:
-            following[call, env] = observation[key]
-        next_observations[key] = following.reshape(steps * envs, *value.shape[2:])
-    return TransitionBatch(
-        observations={
-            key: value.reshape(steps * envs, *value.shape[2:]) for key, value in substep.observations.items()
-        },
-        actions={key: value.reshape(steps * envs, *value.shape[2:]) for key, value in substep.actions.items()},
-        rewards=rollout.rewards.reshape(-1).astype(np.float32, copy=False),
-        next_observations=next_observations,
-        dones=rollout.terminated.reshape(-1).astype(np.float32),
-    )
 
 
 class BatchedPolicy:
@@ -81,10 +48,14 @@ class BatchedPolicy:
 
 
 class BaseDistributedWorkersWithBuffer(ABC):
-    """Workers collecting transitions into a replay buffer.
+    """Workers collecting transitions into replay buffers, one per sub-step key.
+
+    A flat env has one sub-step and one buffer; in a structured env every sub-step's actors
+    store their own transitions (see :mod:`maze.train.replay.substep_transitions`) in the
+    buffer of their sub-step key.
 
     Args:
-        replay_buffer: The buffer the workers fill and the learner samples from.
+        replay_buffers: Sub-step key -> the buffer the workers fill and the learner samples from.
         n_envs: Envs stepped by one :meth:`collect_rollouts` (all workers together).
         n_rollout_steps: Env steps per env and rollout.
     """
@@ -96,8 +67,13 @@ class BaseDistributedWorkersWithBuffer(ABC):
     policy_lag: float = 0.0
     """Mean age, in policy broadcasts, of the policy that produced the last :meth:`collect_rollouts`."""
 
-    def __init__(self, replay_buffer: BaseReplayBuffer, n_envs: int, n_rollout_steps: int) -> None:
-        self.replay_buffer = replay_buffer
+    sub_steps: int = 1
+    """Sub-steps per env step of the collected rollouts (1 before the first)."""
+
+    def __init__(
+        self, replay_buffers: Mapping[StepKeyType, BaseReplayBuffer], n_envs: int, n_rollout_steps: int
+    ) -> None:
+        self.replay_buffers = dict(replay_buffers)
         self.n_envs = n_envs
         self.n_rollout_steps = n_rollout_steps
         self.on_env_steps: Optional[Callable[[int], Any]] = None
@@ -119,14 +95,42 @@ class BaseDistributedWorkersWithBuffer(ABC):
     def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
         """Hands the learner's new policy parameters to the workers."""
 
+    @property
+    def replay_buffer(self) -> BaseReplayBuffer:
+        """The buffer of the first sub-step key (the only one of a flat env)."""
+        return next(iter(self.replay_buffers.values()))
+
+    def stored_transitions(self) -> int:
+        """Transitions in all buffers."""
+        return sum(len(buffer) for buffer in self.replay_buffers.values())
+
     def add_transitions(self, transitions: Sequence[TransitionBatch[np.ndarray]]) -> None:
-        """Adds externally collected transitions (e.g. demonstrations) to the buffer."""
+        """Adds externally collected transitions of a flat env (e.g. demonstrations) to its buffer."""
         for batch in transitions:
             self.replay_buffer.add_transitions(batch)
 
     def sample_batch(self, n_samples: int, learner_device: Any = "cpu") -> TransitionBatch:
-        """A training batch from the buffer."""
+        """A training batch from the first (a flat env's only) buffer."""
         return self.replay_buffer.sample_batch(n_samples, learner_device)
+
+    def sample_batches(self, n_samples: int, learner_device: Any = "cpu") -> dict[StepKeyType, TransitionBatch]:
+        """A training batch of every sub-step key whose buffer holds transitions."""
+        return {
+            key: buffer.sample_batch(n_samples, learner_device)
+            for key, buffer in self.replay_buffers.items()
+            if len(buffer)
+        }
+
+    def _store(self, rollout: RolloutBatch, transitions: Callable[[RolloutBatch], Mapping[StepKeyType, Any]]) -> int:
+        """Adds the transitions of ``rollout`` (unless a reward is not finite); returns how many."""
+        self.sub_steps = rollout.n_slots
+        if not self.guard.rewards_ok(rollout.rewards):
+            return 0  # runner.non_finite=skip: the rollout is not stored
+        added = 0
+        for key, batch in transitions(rollout).items():
+            self.replay_buffers[key].add_transitions(batch)
+            added += len(batch)
+        return added
 
     @abstractmethod
     def close(self) -> None:
@@ -142,13 +146,16 @@ class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
     Args:
         collector: Steps the vector env (``n_rollout_steps`` per env and rollout).
         policy: The learner's policy (shared, so broadcasting is a no-op).
-        replay_buffer: The buffer to fill.
+        replay_buffers: Sub-step key -> the buffer to fill.
     """
 
-    def __init__(self, collector: RolloutCollector, policy: Any, replay_buffer: BaseReplayBuffer) -> None:
+    def __init__(
+        self, collector: RolloutCollector, policy: Any, replay_buffers: Mapping[StepKeyType, BaseReplayBuffer]
+    ) -> None:
         self.collector = collector
         self.policy = policy
-        super().__init__(replay_buffer, collector.env.n_envs, collector.n_steps)
+        super().__init__(replay_buffers, collector.env.n_envs, collector.n_steps)
+        self._transitions = SubStepTransitions()
 
     @property  # type: ignore[override]
     def guard(self) -> NonFiniteGuard:
@@ -183,12 +190,7 @@ class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
 
     def collect_rollouts(self, policy: Optional[Any] = None) -> int:
         """Collects ``n_rollout_steps`` steps in every env into the buffer (unless a reward is not finite)."""
-        rollout = self.collector.collect(policy if policy is not None else self.policy)
-        if not self.collector.guard.rewards_ok(rollout.rewards):
-            return 0  # runner.non_finite=skip: the rollout is not stored
-        transitions = rollout_to_transitions(rollout)
-        self.replay_buffer.add_transitions(transitions)
-        return len(transitions)
+        return self._store(self.collector.collect(policy if policy is not None else self.policy), self._transitions)
 
     def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
         """Nothing to do: the envs are stepped with the learner's policy object itself."""

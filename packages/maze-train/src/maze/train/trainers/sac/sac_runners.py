@@ -101,10 +101,6 @@ class SACRunner(ACRunner):
                 f"SAC needs a state-action critic (Q(s, a)), got {type(model.critic).__name__}; use "
                 "critic=template_state_action (template models) or critic=flatten_concat_state_action"
             )
-        if len(self.spaces_config.action_spaces_dict) != 1:
-            raise ConfigurationError(
-                f"SAC trains flat envs (one sub-step); this env has sub-steps {list(self.spaces_config.action_spaces_dict)}"
-            )
         if not config.split_rollouts_into_transitions:
             raise ConfigurationError(
                 "algorithm.split_rollouts_into_transitions=false is not supported: the replay buffer stores "
@@ -115,34 +111,53 @@ class SACRunner(ACRunner):
             self.load_input_model(model)
         self.model_selection = self.best_model_selection(model)
         workers = self._workers(config, model.policy)
+        evaluator = None
         try:
             evaluator = self._evaluator(config.rollout_evaluator)
             self.trainer = self.trainer_class(config, workers, evaluator, model, second_critic, self.model_selection)
             self._fill_buffer(config, workers)
         except BaseException:
             workers.close()
+            if evaluator is not None:
+                evaluator.eval_env.close()
             raise
 
     def _workers(self, config: SACAlgorithmConfig, policy: Any) -> BaseDistributedWorkersWithBuffer:
+        """The workers and one replay buffer per sub-step key (each sub-step's actors store their own transitions)."""
         n_envs = config.num_actors
-        buffer = UniformReplayBuffer(config.replay_buffer_size, seed=self.seeding.generate_agent_instance_seed())
+        buffers = {
+            key: UniformReplayBuffer(config.replay_buffer_size, seed=self.seeding.generate_agent_instance_seed())
+            for key in self.spaces_config.action_spaces_dict
+        }
         if self.worker_processes and self.start_method != "dummy":
             print(f"Collecting transitions with {n_envs} worker process{'es' if n_envs > 1 else ''}, one env each")
             seeds = [self.seeding.generate_env_instance_seed() for _ in range(2 * n_envs)]
             return SubprocDistributedWorkersWithBuffer(
-                self.env_factory, policy, buffer, config.n_rollout_steps, n_envs, seeds, start_method=self.start_method
+                self.env_factory, policy, buffers, config.n_rollout_steps, n_envs, seeds, start_method=self.start_method
             )
         print(f"Collecting transitions with {n_envs} env{'s' if n_envs > 1 else ''} in this process")
         train_env = build_vector_env(self.env_factory, n_envs, False)
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         return DummyDistributedWorkersWithBuffer(
-            RolloutCollector(train_env, config.n_rollout_steps, seeds), policy, buffer
+            RolloutCollector(train_env, config.n_rollout_steps, seeds), policy, buffers
         )
 
     def _fill_buffer(self, config: SACAlgorithmConfig, workers: BaseDistributedWorkersWithBuffer) -> None:
-        """Seeds the buffer with the demonstrations or with transitions of the initial sampling policy."""
-        step_key = next(iter(self.spaces_config.action_spaces_dict))
+        """Seeds the buffer with the demonstrations or with transitions of the initial sampling policy.
+
+        The initial sampling policy acts until every sub-step's buffer holds ``initial_buffer_size`` transitions.
+
+        Raises:
+            ConfigurationError: For demonstrations of a structured env (SACfD supports flat envs).
+        """
+        step_keys = list(self.spaces_config.action_spaces_dict)
+        step_key = step_keys[0]
         if self.initial_demonstration_trajectories:
+            if len(step_keys) > 1:
+                raise ConfigurationError(
+                    f"SACfD supports flat envs; this env has the sub-steps {step_keys}. Use algorithm=sac, or "
+                    "runner.initial_demonstration_trajectories=null"
+                )
             records = load_demonstrations(self.initial_demonstration_trajectories, self.env_factory)
             transitions = records_to_transitions(
                 records,
@@ -159,9 +174,11 @@ class SACRunner(ACRunner):
         if hasattr(policy, "seed"):
             policy.seed(self.seeding.generate_agent_instance_seed())
         batched = BatchedPolicy(policy, workers.n_envs)
-        while len(workers.replay_buffer) < config.initial_buffer_size:
+        while min(len(buffer) for buffer in workers.replay_buffers.values()) < config.initial_buffer_size:
             workers.collect_rollouts(batched)
-        print(f"Initialized the replay buffer with {len(workers.replay_buffer)} transitions of {type(policy).__name__}")
+        print(
+            f"Initialized the replay buffer with {workers.stored_transitions()} transitions of {type(policy).__name__}"
+        )
 
 
 class SACDevRunner(SACRunner):
