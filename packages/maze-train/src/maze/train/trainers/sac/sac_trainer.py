@@ -95,6 +95,7 @@ class SAC(EpochLoopTrainer):
         self.events = TrainerEventLog(SACEvents)
         self._env_stats = LogStatsAggregator()
         self._update_stats: list[torch.Tensor] = []
+        self._indices: dict[tuple[int, ...], torch.Tensor] = {}
         self.updates = 0
         self.epochs_done = 0
         self.best_reward = float("-inf")
@@ -221,7 +222,7 @@ class SAC(EpochLoopTrainer):
         policy_norm = self._step(self.policy_optimizer, policy_loss, "policy loss")
         if policy_norm is None:
             return
-        index = torch.tensor([sub_step.index for sub_step, _ in steps], device=self.model.device)
+        index = self._index(tuple(sub_step.index for sub_step, _ in steps))
         if config.entropy_tuning:
             entropy_loss = (self.log_entropy_coef[index] * (entropies - self.target_entropies[index])).sum()
             self._step(self.entropy_optimizer, entropy_loss, "entropy coefficient loss", clip=False)
@@ -244,6 +245,12 @@ class SAC(EpochLoopTrainer):
                 ]
             ).detach()
         )
+
+    def _index(self, indices: tuple[int, ...]) -> torch.Tensor:
+        """The sub-step indices as a (cached) index tensor."""
+        if indices not in self._indices:
+            self._indices[indices] = torch.tensor(indices, device=self.model.device)
+        return self._indices[indices]
 
     def _sub_step(self, sub_step: Optional[SubStep]) -> SubStep:
         return sub_step if sub_step is not None else next(iter(self.sub_steps.values()))
