@@ -6,8 +6,10 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
+import pytest
 from maze.env.agent.random_policy import RandomPolicy
-from maze.env.testing.fake_envs import build_multi_step_env
+from maze.env.errors import ConfigurationError
+from maze.env.testing.fake_envs import build_dynamic_agents_env, build_multi_step_env
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 from maze.train.replay.substep_transitions import SubStepTransitions
@@ -81,3 +83,13 @@ def test_each_actor_gets_its_own_next_observation_reward_and_episode_end() -> No
     np.testing.assert_array_equal(place["dones"], terminated[1::2][:-1].reshape(-1)[kept])
     # Its reward: the env step's, plus the pick's reward of the next env step (0 here).
     np.testing.assert_array_equal(place["rewards"], (rewards[1::2][:-1] + rewards[2::2]).reshape(-1)[kept])
+
+
+def test_envs_with_dynamic_agents_are_refused_with_one_clear_error() -> None:
+    env = SequentialVectorEnv([lambda: LogStatsWrapper.wrap(build_dynamic_agents_env())])
+    rollout = RolloutCollector(env, 2, seeds=[0]).collect(
+        BatchedPolicy(RandomPolicy(env.action_spaces_dict, seed=0), 1)
+    )
+    env.close()
+    with pytest.raises(ConfigurationError, match="this env has dynamic agents"):
+        SubStepTransitions()(rollout)

@@ -75,7 +75,16 @@ class SubStepTransitions:
         """The last env step of the previous rollout (envs with several slots only)."""
 
     def __call__(self, rollout: RolloutBatch) -> dict[StepKeyType, TransitionBatch[np.ndarray]]:
-        """The transitions completed by ``rollout``, by sub-step key (slots of one key joined, slot order)."""
+        """The transitions completed by ``rollout``, by sub-step key (slots of one key joined, slot order).
+
+        Raises:
+            ConfigurationError: For the rollout of an env with dynamic agents (no fixed sub-steps).
+        """
+        if not isinstance(rollout, RolloutBatch):
+            raise ConfigurationError(
+                "replay buffers take envs whose sub-steps repeat in a fixed order; this env has dynamic agents "
+                "(-1 in agent_counts_dict). Train it with an on-policy algorithm (algorithm=ppo, a2c or impala)"
+            )
         if rollout.n_slots == 1:
             return {rollout.substeps[0].actor_id[0]: rollout_to_transitions(rollout)}
         extended, prefix = _joined(self._previous, rollout)
