@@ -4,18 +4,33 @@ Discrete SAC on CartPole-v1 with ``+experiment=cartpole_sac`` (500 random transi
 gradient step per env step, evaluation of 10 deterministic episodes every 500 env steps):
 seed 0 evaluates 77, 124, 208, 267 after 500 to 2,000 learning steps (random actions: about
 22). The test stops at a mean of 250 and allows the whole 4,500-step budget (about 15 s).
+With ``runner=local`` one worker process acts with a policy copy about two iterations stale
+(``SACEvents.policy_lag``); seeds 0 and 1 reached 285 and 434 after 2,000 and 3,500 env steps
+(not deterministic: the workers run asynchronously). Killing that worker stops the run with one
+error line and leaves no process behind.
 Continuous SAC on Pendulum-v1 (3 seeds against stable-baselines3) is measured by
 ``nox -s bench -- --only sac``.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
 
 import yaml
-from cli_support import assert_success, maze_run, maze_run_command, maze_run_env, seeds, training_summary
+from cli_support import (
+    assert_success,
+    maze_run,
+    maze_run_command,
+    maze_run_env,
+    scalar_series,
+    seeds,
+    training_summary,
+)
+from test_cli_impala import _actor_pids, _descendants, _running
 
 SAC_CARTPOLE = (
     "-cn",
@@ -38,6 +53,18 @@ def test_discrete_sac_learns_cartpole(tmp_path: Path) -> None:
     assert summary["best_eval_reward"] >= TARGET
     assert summary["env_steps"] <= 500 + 8 * 500
     assert "SACEvents" in result.stdout and "entropy_coef" in result.stdout
+
+
+def test_local_runner_learns_cartpole_with_worker_processes(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    result = maze_run(*SAC_CARTPOLE, "runner=local", *seeds(0), f"algorithm.target_reward={TARGET}", run_dir=run_dir)
+    assert_success(result)
+    assert "Collecting transitions with 1 worker process, one env each" in result.stdout
+    summary = training_summary(run_dir)
+    assert summary["solved"], summary
+    assert summary["best_eval_reward"] >= TARGET and summary["env_steps"] <= 500 + 8 * 500
+    lags = scalar_series(run_dir, "train_SACEvents/policy_lag")
+    assert lags and all(0 < lag <= 3 for lag in lags), lags  # acted with a slightly stale copy, never a newer one
 
 
 def test_state_critic_is_rejected_with_one_error_line(tmp_path: Path) -> None:
@@ -105,3 +132,44 @@ def test_killed_run_resumes_with_its_critics_optimizers_and_entropy_coefficient(
     assert f"Resumed from input_dir {killed_dir}: epoch {saved['epochs']}," in result.stdout
     assert "optimizer state, sac" in result.stdout  # the Q networks, optimizers and entropy coefficient
     assert training_summary(resumed_dir)["epochs"] == total
+
+
+def test_killing_a_worker_of_the_local_runner_stops_the_run_with_one_error_and_no_orphans(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    log = tmp_path / "out.log"
+    arguments = (*SAC_CARTPOLE, "runner=local", "algorithm.n_epochs=1000", "algorithm.rollout_evaluator=null")
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            maze_run_command(*arguments, *seeds(0), run_dir=run_dir),
+            cwd=run_dir.parent,
+            env=maze_run_env(),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    try:
+        deadline = time.monotonic() + 120
+        workers: list[int] = []
+        while time.monotonic() < deadline and process.poll() is None:
+            workers = _actor_pids(process.pid)
+            if workers and "Iteration 0" in log.read_text():
+                break
+            time.sleep(0.5)
+        assert len(workers) == 1, log.read_text()[-3000:]
+        everything = _descendants(process.pid)
+        os.kill(workers[0], signal.SIGKILL)
+        returncode = process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    output = log.read_text()
+    assert returncode == 1, output[-3000:]
+    errors = [line for line in output.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and "Actor 0 (process" in errors[0], output[-3000:]
+    assert "died with signal SIGKILL; training stopped" in errors[0] and "Traceback" not in output
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_running(pid) for pid in everything):
+        time.sleep(0.2)
+    assert not [pid for pid in everything if _running(pid)], "processes of the run outlived it"

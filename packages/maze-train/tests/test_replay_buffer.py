@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 from maze.train.replay import TransitionBatch, UniformReplayBuffer
-from maze.train.replay.workers import rollout_to_transitions
+from maze.train.replay.substep_transitions import rollout_to_transitions
 from maze.train.rollout.collector import RolloutBatch, SubStepBatch
 from maze.train.utils import (
     compute_gradient_norm,

@@ -108,14 +108,16 @@ def test_discrete_target_uses_the_minimum_of_the_twin_target_q_networks(tmp_path
     batch = batch_of(runner)
     q_first = torch.tensor([[1.0, 5.0]]).repeat(6, 1)
     q_second = torch.tensor([[3.0, 2.0]]).repeat(6, 1)
-    trainer.target_critics.q_values = lambda observation, actions=None: (
+    trainer.target_critics.q_values = lambda observation, actions=None, actor_id=None: (
         {"action_q_values": q_first},
         {"action_q_values": q_second},
     )
     alpha = torch.tensor(0.5)
     target = trainer._q_target(batch, alpha)["action"]
     with torch.no_grad():
-        logits = trainer.policy.compute_substep_policy_output(batch.next_observations, trainer.actor_id).action_logits
+        logits = trainer.policy.compute_substep_policy_output(
+            batch.next_observations, trainer.sub_steps[0].actor_id
+        ).action_logits
         probs = torch.softmax(logits["action"], -1)
     soft_value = (probs * torch.tensor([1.0, 2.0])).sum(-1) - alpha * (probs * probs.log()).sum(-1)
     expected = batch.rewards + 0.99 * (1 - batch.dones) * soft_value
@@ -134,7 +136,7 @@ def test_continuous_target_uses_the_minimum_of_the_twin_target_q_networks(
         "maze.train.trainers.sac.sac_trainer.sample_with_log_prob",
         lambda distribution: ({"action": torch.zeros(6, 1)}, torch.full((6,), -2.0)),
     )
-    trainer.target_critics.q_values = lambda observation, actions=None: (
+    trainer.target_critics.q_values = lambda observation, actions=None, actor_id=None: (
         {"q_value": torch.tensor([1.0, 4.0, 1.0, 4.0, 1.0, 4.0])},
         {"q_value": torch.tensor([2.0, 3.0, 2.0, 3.0, 2.0, 3.0])},
     )

@@ -51,6 +51,7 @@ _EXPORTS = {
     "UniformReplayBuffer": "maze.train.replay",
     "BaseDistributedWorkersWithBuffer": "maze.train.replay",
     "DummyDistributedWorkersWithBuffer": "maze.train.replay",
+    "SubprocDistributedWorkersWithBuffer": "maze.train.replay",
     "BCTrainer": "maze.train.trainers.imitation",
     "BCAlgorithmConfig": "maze.train.trainers.imitation",
     "BCLoss": "maze.train.trainers.imitation",

@@ -60,13 +60,26 @@ def actor_collector(
 
 
 @torch.no_grad()
-def act_once(collector: RolloutCollector, policy: Any, policy_version: int, actor: int) -> ActorOutput:
-    """Collects one rollout with ``policy`` (a TorchPolicy) and computes its behaviour log-probabilities."""
+def act_once(
+    collector: RolloutCollector, policy: Any, policy_version: int, actor: int, behaviour_log_probs: bool = True
+) -> ActorOutput:
+    """Collects one rollout with ``policy`` (a TorchPolicy) and computes its behaviour log-probabilities.
+
+    Args:
+        collector: The actor's collector (its envs continue where the last rollout stopped).
+        policy: Acts in the envs.
+        policy_version: The version of the policy's weights, tagged onto the output.
+        actor: The actor's index, tagged onto the output.
+        behaviour_log_probs: Compute them (off-policy corrections need them; replay-buffer
+            learners such as SAC do not: the output then has an empty list).
+    """
     start = time.perf_counter()
     rollout = collector.collect(policy)
-    actor_ids, observations, actions = rollout_samples(rollout, policy.device)
-    record = spaces_record(actor_ids, observations, actions)
-    log_probs = policy.compute_policy_output(record).log_probs(record.actions)
+    log_probs: list[torch.Tensor] = []
+    if behaviour_log_probs:
+        actor_ids, observations, actions = rollout_samples(rollout, policy.device)
+        record = spaces_record(actor_ids, observations, actions)
+        log_probs = policy.compute_policy_output(record).log_probs(record.actions)
     shape = (rollout.n_steps, rollout.n_envs)
     return ActorOutput(
         rollout=rollout,
@@ -133,6 +146,7 @@ class DistributedActors(ABC):
         actors_batch_size: Actor outputs per learner batch.
         seeds: One seed per env, ``num_actors * envs_per_actor`` (None: unseeded).
         envs_per_actor: Envs each actor steps side by side (one batched policy call per step).
+        behaviour_log_probs: Compute the behaviour log-probabilities of every rollout (see :func:`act_once`).
     """
 
     def __init__(
@@ -144,6 +158,7 @@ class DistributedActors(ABC):
         actors_batch_size: int,
         seeds: Optional[list[int]] = None,
         envs_per_actor: int = 1,
+        behaviour_log_probs: bool = True,
     ) -> None:
         self.env_factory = env_factory
         self.policy = policy
@@ -151,6 +166,7 @@ class DistributedActors(ABC):
         self.num_actors = num_actors
         self.actors_batch_size = actors_batch_size
         self.envs_per_actor = envs_per_actor
+        self.behaviour_log_probs = behaviour_log_probs
         self.seeds = seeds if seeds is not None else [None] * (num_actors * envs_per_actor)
         self.policy_version = 0
         """Incremented by every :meth:`broadcast_updated_policy`."""
@@ -211,5 +227,7 @@ class SequentialDistributedActors(DistributedActors):
         for _ in range(self.actors_batch_size):
             actor = self._next
             self._next = (self._next + 1) % self.num_actors
-            outputs.append(act_once(self._collectors[actor], self.policy, self.policy_version, actor))
+            outputs.append(
+                act_once(self._collectors[actor], self.policy, self.policy_version, actor, self.behaviour_log_probs)
+            )
         return outputs

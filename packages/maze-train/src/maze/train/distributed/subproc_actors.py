@@ -23,12 +23,13 @@ import queue
 import signal
 import time
 import traceback
+from collections.abc import Mapping
 from multiprocessing import forkserver
 from typing import Any, Callable, Optional
 
 import numpy as np
 import torch
-from maze.env.errors import ConfigurationError, MazeError
+from maze.env.errors import ConfigurationError, EnvWorkerError
 from maze.train.distributed.actors import ActorOutput, DistributedActors, act_once, actor_collector
 
 __all__ = ["START_METHODS", "ActorFailedError", "SharedPolicyWeights", "SubprocDistributedActors"]
@@ -56,8 +57,8 @@ POLL_SECONDS = 0.2
 """How often a blocked learner or worker checks for failures, stop requests and a gone parent."""
 
 
-class ActorFailedError(MazeError):
-    """An actor process raised an exception or died; training cannot continue."""
+class ActorFailedError(EnvWorkerError):
+    """An actor process raised an exception or died; training cannot continue (an :class:`EnvWorkerError`)."""
 
 
 class SharedPolicyWeights:
@@ -125,6 +126,7 @@ def _actor_main(
     outputs: Any,
     errors: Any,
     stop: Any,
+    behaviour_log_probs: bool = True,
 ) -> None:
     """A worker: acts with the newest weights, puts tagged outputs, reports its traceback if it fails."""
     outputs.cancel_join_thread()  # never hang at exit on outputs the learner no longer reads
@@ -141,7 +143,7 @@ def _actor_main(
         while running():
             if weights.version != version:
                 version = weights.read_into(state)
-            output = act_once(collector, policy, version, actor)
+            output = act_once(collector, policy, version, actor, behaviour_log_probs)
             while running():
                 try:
                     outputs.put(output, timeout=POLL_SECONDS)
@@ -201,6 +203,7 @@ class SubprocDistributedActors(DistributedActors):
                     self._outputs,
                     self._errors,
                     self._stop,
+                    self.behaviour_log_probs,
                 ),
                 name=f"maze-actor-{actor}",
                 daemon=True,
@@ -209,8 +212,13 @@ class SubprocDistributedActors(DistributedActors):
             self._processes.append(process)
 
     def broadcast_updated_policy(self, policy: Any) -> None:
-        """Writes the weights into shared memory (no pickling); workers pick them up before their next rollout."""
-        self.policy_version = self._weights.write(_policy_state(policy))
+        """Writes the weights into shared memory (no pickling); workers pick them up before their next rollout.
+
+        Args:
+            policy: The learner's policy, or its state dict (network -> parameter name -> tensor).
+        """
+        state = policy if isinstance(policy, Mapping) else _policy_state(policy)
+        self.policy_version = self._weights.write(state)
 
     def collect_outputs(self) -> list[ActorOutput]:
         """Waits for ``actors_batch_size`` outputs.

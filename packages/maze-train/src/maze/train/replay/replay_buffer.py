@@ -18,7 +18,7 @@ ArrayT = TypeVar("ArrayT", np.ndarray, torch.Tensor)
 
 @dataclass
 class TransitionBatch(Generic[ArrayT]):
-    """``B`` transitions ``(s, a, r, s', done)`` of a flat (single sub-step) env, as arrays or tensors.
+    """``B`` transitions ``(s, a, r, s', done)`` of one sub-step (of a flat env: of the env), as arrays or tensors.
 
     Attributes:
         observations: Observation key -> ``[B, *shape]``.

@@ -1,20 +1,26 @@
 """Workers that act in envs and feed a replay buffer; the learner only samples from the buffer.
 
 Acting is kept behind :class:`BaseDistributedWorkersWithBuffer` so that the trainer does not
-know where the envs run: :class:`DummyDistributedWorkersWithBuffer` steps a vector env with
-the learner's policy (the envs in this process, or in worker processes with a
-``SubprocVectorEnv``); a cluster backend implements the same three calls.
+know where the policy acts: :class:`DummyDistributedWorkersWithBuffer` steps a vector env with
+the learner's own policy object (``sac-dev``);
+:class:`~maze.train.replay.subproc_workers.SubprocDistributedWorkersWithBuffer` runs worker
+processes that each hold a copy of the policy (``sac-local``); a cluster backend implements
+the same calls.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
-from maze.env.errors import ConfigurationError
+from maze.env.core.actor import StepKeyType
+from maze.env.log_stats.aggregator import LogStatsAggregator
+from maze.env.log_stats.vector_stats import collect_episode_stats
+from maze.train.guards import NonFiniteGuard
 from maze.train.replay.replay_buffer import BaseReplayBuffer, TransitionBatch
+from maze.train.replay.substep_transitions import SubStepTransitions
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector
 from maze.train.utils import stack_numpy_dict_list
 
@@ -22,41 +28,7 @@ __all__ = [
     "BaseDistributedWorkersWithBuffer",
     "BatchedPolicy",
     "DummyDistributedWorkersWithBuffer",
-    "rollout_to_transitions",
 ]
-
-
-def rollout_to_transitions(rollout: RolloutBatch) -> TransitionBatch[np.ndarray]:
-    """The ``T * N`` transitions of a rollout of a flat env (time-major order).
-
-    The next observation of step ``t`` is the observation of step ``t + 1`` (after the rollout:
-    ``rollout.next_observation``); for truncated episodes it is the observation the episode
-    was cut off at. ``dones`` marks terminated episodes only.
-
-    Raises:
-        ConfigurationError: If the env has several sub-steps per env step.
-    """
-    if rollout.n_slots != 1:
-        raise ConfigurationError(
-            f"replay buffers hold transitions of flat envs; this env has {rollout.n_slots} sub-steps per env step"
-        )
-    substep = rollout.substeps[0]
-    steps, envs = rollout.rewards.shape
-    next_observations = {}
-    for key, value in substep.observations.items():
-        following = np.concatenate([value[1:], rollout.next_observation[key][None]], axis=0)
-        for call, env, observation in rollout.final_observations:
-            following[call, env] = observation[key]
-        next_observations[key] = following.reshape(steps * envs, *value.shape[2:])
-    return TransitionBatch(
-        observations={
-            key: value.reshape(steps * envs, *value.shape[2:]) for key, value in substep.observations.items()
-        },
-        actions={key: value.reshape(steps * envs, *value.shape[2:]) for key, value in substep.actions.items()},
-        rewards=rollout.rewards.reshape(-1).astype(np.float32, copy=False),
-        next_observations=next_observations,
-        dones=rollout.terminated.reshape(-1).astype(np.float32),
-    )
 
 
 class BatchedPolicy:
@@ -76,40 +48,89 @@ class BatchedPolicy:
 
 
 class BaseDistributedWorkersWithBuffer(ABC):
-    """Workers collecting transitions into a replay buffer.
+    """Workers collecting transitions into replay buffers, one per sub-step key.
+
+    A flat env has one sub-step and one buffer; in a structured env every sub-step's actors
+    store their own transitions (see :mod:`maze.train.replay.substep_transitions`) in the
+    buffer of their sub-step key.
 
     Args:
-        replay_buffer: The buffer the workers fill and the learner samples from.
+        replay_buffers: Sub-step key -> the buffer the workers fill and the learner samples from.
+        n_envs: Envs stepped by one :meth:`collect_rollouts` (all workers together).
+        n_rollout_steps: Env steps per env and rollout.
     """
 
-    def __init__(self, replay_buffer: BaseReplayBuffer) -> None:
-        self.replay_buffer = replay_buffer
+    guard: NonFiniteGuard
+    """Checks the rewards of the collected rollouts (the trainer shares its guard)."""
+    env_steps: int
+    """Env steps of the rollouts added to the buffer so far (settable: resumes restore it)."""
+    policy_lag: float = 0.0
+    """Mean age, in policy broadcasts, of the policy that produced the last :meth:`collect_rollouts`."""
 
-    @property
-    @abstractmethod
-    def env_steps(self) -> int:
-        """Env steps collected by all workers so far."""
+    sub_steps: int = 1
+    """Sub-steps per env step of the collected rollouts (1 before the first)."""
+
+    def __init__(
+        self, replay_buffers: Mapping[StepKeyType, BaseReplayBuffer], n_envs: int, n_rollout_steps: int
+    ) -> None:
+        self.replay_buffers = dict(replay_buffers)
+        self.n_envs = n_envs
+        self.n_rollout_steps = n_rollout_steps
+        self.on_env_steps: Optional[Callable[[int], Any]] = None
+        """Called with the number of env steps whenever some were collected (e.g. a progress bar's ``update``)."""
 
     @abstractmethod
     def collect_rollouts(self, policy: Optional[Any] = None) -> int:
-        """Collects one rollout per worker with the latest policy into the buffer; returns the transitions added.
+        """Collects ``n_rollout_steps`` in each of the ``n_envs`` envs into the buffer; returns the transitions added.
 
         Args:
             policy: Act with this policy instead of the latest broadcast one (e.g. the initial sampling policy).
         """
 
     @abstractmethod
+    def collect_episode_stats(self, aggregator: LogStatsAggregator) -> None:
+        """Moves the statistics of the training episodes that ended since the last call into ``aggregator``."""
+
+    @abstractmethod
     def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
         """Hands the learner's new policy parameters to the workers."""
 
+    @property
+    def replay_buffer(self) -> BaseReplayBuffer:
+        """The buffer of the first sub-step key (the only one of a flat env)."""
+        return next(iter(self.replay_buffers.values()))
+
+    def stored_transitions(self) -> int:
+        """Transitions in all buffers."""
+        return sum(len(buffer) for buffer in self.replay_buffers.values())
+
     def add_transitions(self, transitions: Sequence[TransitionBatch[np.ndarray]]) -> None:
-        """Adds externally collected transitions (e.g. demonstrations) to the buffer."""
+        """Adds externally collected transitions of a flat env (e.g. demonstrations) to its buffer."""
         for batch in transitions:
             self.replay_buffer.add_transitions(batch)
 
     def sample_batch(self, n_samples: int, learner_device: Any = "cpu") -> TransitionBatch:
-        """A training batch from the buffer."""
+        """A training batch from the first (a flat env's only) buffer."""
         return self.replay_buffer.sample_batch(n_samples, learner_device)
+
+    def sample_batches(self, n_samples: int, learner_device: Any = "cpu") -> dict[StepKeyType, TransitionBatch]:
+        """A training batch of every sub-step key whose buffer holds transitions."""
+        return {
+            key: buffer.sample_batch(n_samples, learner_device)
+            for key, buffer in self.replay_buffers.items()
+            if len(buffer)
+        }
+
+    def _store(self, rollout: RolloutBatch, transitions: Callable[[RolloutBatch], Mapping[StepKeyType, Any]]) -> int:
+        """Adds the transitions of ``rollout`` (unless a reward is not finite); returns how many."""
+        self.sub_steps = rollout.n_slots
+        if not self.guard.rewards_ok(rollout.rewards):
+            return 0  # runner.non_finite=skip: the rollout is not stored
+        added = 0
+        for key, batch in transitions(rollout).items():
+            self.replay_buffers[key].add_transitions(batch)
+            added += len(batch)
+        return added
 
     @abstractmethod
     def close(self) -> None:
@@ -117,40 +138,63 @@ class BaseDistributedWorkersWithBuffer(ABC):
 
 
 class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
-    """Steps a vector env with the learner's own policy object (no copies to keep in sync).
+    """Steps a vector env with the learner's own policy object (no copies to keep in sync, no lag).
 
-    Each env is one worker; with a ``SubprocVectorEnv`` the envs run in worker processes
-    (a crashed one raises in :meth:`collect_rollouts` with its traceback) while the policy
-    acts here with one batched forward pass per step.
+    Each env is one worker; the policy acts here with one batched forward pass per step. With
+    in-process envs (``sac-dev``) the whole collection is deterministic for given seeds.
 
     Args:
         collector: Steps the vector env (``n_rollout_steps`` per env and rollout).
         policy: The learner's policy (shared, so broadcasting is a no-op).
-        replay_buffer: The buffer to fill.
+        replay_buffers: Sub-step key -> the buffer to fill.
     """
 
-    def __init__(self, collector: RolloutCollector, policy: Any, replay_buffer: BaseReplayBuffer) -> None:
-        super().__init__(replay_buffer)
+    def __init__(
+        self, collector: RolloutCollector, policy: Any, replay_buffers: Mapping[StepKeyType, BaseReplayBuffer]
+    ) -> None:
         self.collector = collector
         self.policy = policy
+        super().__init__(replay_buffers, collector.env.n_envs, collector.n_steps)
+        self._transitions = SubStepTransitions()
 
-    @property
+    @property  # type: ignore[override]
+    def guard(self) -> NonFiniteGuard:
+        """The collector's guard (it also checks the observations before the policy acts)."""
+        return self.collector.guard
+
+    @guard.setter
+    def guard(self, guard: NonFiniteGuard) -> None:
+        self.collector.guard = guard
+
+    @property  # type: ignore[override]
     def env_steps(self) -> int:
         """Env steps collected so far (all envs)."""
         return self.collector.env_steps
 
+    @env_steps.setter
+    def env_steps(self, value: int) -> None:
+        self.collector.env_steps = value
+
+    @property  # type: ignore[override]
+    def on_env_steps(self) -> Optional[Callable[[int], Any]]:
+        """The collector's callback after every env step of all envs."""
+        return self.collector.on_env_steps
+
+    @on_env_steps.setter
+    def on_env_steps(self, callback: Optional[Callable[[int], Any]]) -> None:
+        self.collector.on_env_steps = callback
+
+    def collect_episode_stats(self, aggregator: LogStatsAggregator) -> None:
+        """Takes the finished episodes' statistics from the vector env."""
+        collect_episode_stats(self.collector.env, aggregator)
+
     def collect_rollouts(self, policy: Optional[Any] = None) -> int:
         """Collects ``n_rollout_steps`` steps in every env into the buffer (unless a reward is not finite)."""
-        rollout = self.collector.collect(policy if policy is not None else self.policy)
-        if not self.collector.guard.rewards_ok(rollout.rewards):
-            return 0  # runner.non_finite=skip: the rollout is not stored
-        transitions = rollout_to_transitions(rollout)
-        self.replay_buffer.add_transitions(transitions)
-        return len(transitions)
+        return self._store(self.collector.collect(policy if policy is not None else self.policy), self._transitions)
 
     def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
         """Nothing to do: the envs are stepped with the learner's policy object itself."""
 
     def close(self) -> None:
-        """Closes the vector env (joins its worker processes, if any)."""
+        """Closes the vector env."""
         self.collector.env.close()

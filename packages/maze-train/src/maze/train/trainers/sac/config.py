@@ -36,8 +36,8 @@ class SACAlgorithmConfig(AlgorithmConfig):
             continuous actions, ``0.98 * log|A|`` (summed over heads) for discrete ones.
         entropy_coef_lr: Learning rate of the entropy tuning (Adam on ``log alpha``).
         replay_buffer_size: Capacity of the replay buffer (transitions).
-        initial_buffer_size: Transitions collected with ``initial_sampling_policy`` before the
-            first update (SACfD: demonstrations are used instead).
+        initial_buffer_size: Transitions (per sub-step) collected with ``initial_sampling_policy``
+            before the first update (SACfD: demonstrations are used instead).
         initial_sampling_policy: Config of the policy that fills the buffer initially.
         rollouts_per_iteration: Rollouts collected per iteration.
         split_rollouts_into_transitions: Store transitions (the supported mode).

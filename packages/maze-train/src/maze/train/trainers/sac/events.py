@@ -45,3 +45,7 @@ class SACEvents(UpdateTimingEvents):
     @epoch_mean
     def buffer_size(self, value: float) -> None:
         """Transitions in the replay buffer."""
+
+    @epoch_mean
+    def policy_lag(self, value: float) -> None:
+        """Policy broadcasts between the weights a collected rollout was acted with and the learner's (0 in-process)."""

@@ -13,8 +13,14 @@ from maze.env.utils.factory import Factory, resolve_target
 from maze.perception.agent.torch_state_action_critic import TorchStateActionCritic
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.template_model_composer import TemplateModelComposer
+from maze.train.distributed.subproc_actors import start_fork_server
 from maze.train.replay.replay_buffer import UniformReplayBuffer
-from maze.train.replay.workers import BatchedPolicy, DummyDistributedWorkersWithBuffer
+from maze.train.replay.subproc_workers import SubprocDistributedWorkersWithBuffer
+from maze.train.replay.workers import (
+    BaseDistributedWorkersWithBuffer,
+    BatchedPolicy,
+    DummyDistributedWorkersWithBuffer,
+)
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.runners.actor_critic_runners import ACRunner
 from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, build_vector_env
@@ -36,7 +42,11 @@ class SACRunner(ACRunner):
         trainer_class: Dotted path (or class) of the trainer.
         initial_demonstration_trajectories: Dataset config (``InMemoryDataset`` with the
             next-observation trajectory processor) whose transitions seed the buffer (SACfD).
-        worker_processes: Step the ``algorithm.num_actors`` training envs in worker processes.
+        worker_processes: Act in ``algorithm.num_actors`` worker processes, each stepping one env
+            with its own copy of the policy (:class:`SubprocDistributedWorkersWithBuffer`);
+            False: the envs and the policy in this process (:class:`DummyDistributedWorkersWithBuffer`).
+        start_method: Start method of the worker processes: ``forkserver``, ``spawn`` or ``fork``
+            (``dummy``: in this process, as without ``worker_processes``).
         **kwargs: The other :class:`TrainingRunner` arguments.
     """
 
@@ -45,11 +55,18 @@ class SACRunner(ACRunner):
         trainer_class: Any,
         initial_demonstration_trajectories: Optional[Any] = None,
         worker_processes: bool = False,
+        start_method: str = "forkserver",
         **kwargs: Any,
     ) -> None:
         super().__init__(trainer_class, **kwargs)
         self.initial_demonstration_trajectories = initial_demonstration_trajectories
         self.worker_processes = worker_processes
+        self.start_method = start_method
+
+    def start_worker_processes_early(self) -> None:
+        """Starts the workers' fork server (its torch import overlaps with building envs and model)."""
+        if self.worker_processes and self.start_method == "forkserver":
+            start_fork_server()
 
     def env_placement(self, concurrency: int) -> tuple[int, bool]:
         """Evaluation envs: ``concurrency``, or with 0 one worker per core (``worker_processes``) or 8 in this process."""
@@ -84,10 +101,6 @@ class SACRunner(ACRunner):
                 f"SAC needs a state-action critic (Q(s, a)), got {type(model.critic).__name__}; use "
                 "critic=template_state_action (template models) or critic=flatten_concat_state_action"
             )
-        if len(self.spaces_config.action_spaces_dict) != 1:
-            raise ConfigurationError(
-                f"SAC trains flat envs (one sub-step); this env has sub-steps {list(self.spaces_config.action_spaces_dict)}"
-            )
         if not config.split_rollouts_into_transitions:
             raise ConfigurationError(
                 "algorithm.split_rollouts_into_transitions=false is not supported: the replay buffer stores "
@@ -98,29 +111,53 @@ class SACRunner(ACRunner):
             self.load_input_model(model)
         self.model_selection = self.best_model_selection(model)
         workers = self._workers(config, model.policy)
+        evaluator = None
         try:
             evaluator = self._evaluator(config.rollout_evaluator)
             self.trainer = self.trainer_class(config, workers, evaluator, model, second_critic, self.model_selection)
             self._fill_buffer(config, workers)
         except BaseException:
             workers.close()
+            if evaluator is not None:
+                evaluator.eval_env.close()
             raise
 
-    def _workers(self, config: SACAlgorithmConfig, policy: Any) -> DummyDistributedWorkersWithBuffer:
+    def _workers(self, config: SACAlgorithmConfig, policy: Any) -> BaseDistributedWorkersWithBuffer:
+        """The workers and one replay buffer per sub-step key (each sub-step's actors store their own transitions)."""
         n_envs = config.num_actors
-        where = "in worker processes" if self.worker_processes else "in this process"
-        print(f"Collecting transitions with {n_envs} env{'s' if n_envs > 1 else ''} {where}")
-        train_env = build_vector_env(self.env_factory, n_envs, self.worker_processes)
+        buffers = {
+            key: UniformReplayBuffer(config.replay_buffer_size, seed=self.seeding.generate_agent_instance_seed())
+            for key in self.spaces_config.action_spaces_dict
+        }
+        if self.worker_processes and self.start_method != "dummy":
+            print(f"Collecting transitions with {n_envs} worker process{'es' if n_envs > 1 else ''}, one env each")
+            seeds = [self.seeding.generate_env_instance_seed() for _ in range(2 * n_envs)]
+            return SubprocDistributedWorkersWithBuffer(
+                self.env_factory, policy, buffers, config.n_rollout_steps, n_envs, seeds, start_method=self.start_method
+            )
+        print(f"Collecting transitions with {n_envs} env{'s' if n_envs > 1 else ''} in this process")
+        train_env = build_vector_env(self.env_factory, n_envs, False)
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
-        buffer = UniformReplayBuffer(config.replay_buffer_size, seed=self.seeding.generate_agent_instance_seed())
         return DummyDistributedWorkersWithBuffer(
-            RolloutCollector(train_env, config.n_rollout_steps, seeds), policy, buffer
+            RolloutCollector(train_env, config.n_rollout_steps, seeds), policy, buffers
         )
 
-    def _fill_buffer(self, config: SACAlgorithmConfig, workers: DummyDistributedWorkersWithBuffer) -> None:
-        """Seeds the buffer with the demonstrations or with transitions of the initial sampling policy."""
-        step_key = next(iter(self.spaces_config.action_spaces_dict))
+    def _fill_buffer(self, config: SACAlgorithmConfig, workers: BaseDistributedWorkersWithBuffer) -> None:
+        """Seeds the buffer with the demonstrations or with transitions of the initial sampling policy.
+
+        The initial sampling policy acts until every sub-step's buffer holds ``initial_buffer_size`` transitions.
+
+        Raises:
+            ConfigurationError: For demonstrations of a structured env (SACfD supports flat envs).
+        """
+        step_keys = list(self.spaces_config.action_spaces_dict)
+        step_key = step_keys[0]
         if self.initial_demonstration_trajectories:
+            if len(step_keys) > 1:
+                raise ConfigurationError(
+                    f"SACfD supports flat envs; this env has the sub-steps {step_keys}. Use algorithm=sac, or "
+                    "runner.initial_demonstration_trajectories=null"
+                )
             records = load_demonstrations(self.initial_demonstration_trajectories, self.env_factory)
             transitions = records_to_transitions(
                 records,
@@ -136,11 +173,19 @@ class SACRunner(ACRunner):
         policy = Factory(Policy).instantiate(sampling_config, action_spaces_dict=self.spaces_config.action_spaces_dict)
         if hasattr(policy, "seed"):
             policy.seed(self.seeding.generate_agent_instance_seed())
-        batched = BatchedPolicy(policy, workers.collector.env.n_envs)
-        while len(workers.replay_buffer) < config.initial_buffer_size:
+        batched = BatchedPolicy(policy, workers.n_envs)
+        while min(len(buffer) for buffer in workers.replay_buffers.values()) < config.initial_buffer_size:
             workers.collect_rollouts(batched)
-        print(f"Initialized the replay buffer with {len(workers.replay_buffer)} transitions of {type(policy).__name__}")
+        print(
+            f"Initialized the replay buffer with {workers.stored_transitions()} transitions of {type(policy).__name__}"
+        )
 
 
 class SACDevRunner(SACRunner):
-    """The SAC runner of ``sac-dev``/``sac-local`` and ``sacfd-dev``/``sacfd-local`` (``worker_processes`` differs)."""
+    """The SAC runner of ``sac-dev``/``sac-local`` and ``sacfd-dev``/``sacfd-local`` (``worker_processes`` differs).
+
+    ``sac-local`` acts in worker processes with policy copies refreshed after every iteration
+    (a rollout may be a couple of iterations stale, see
+    :mod:`maze.train.replay.subproc_workers`); ``sac-dev`` acts in this process with the
+    learner's policy and is deterministic for fixed seeds.
+    """

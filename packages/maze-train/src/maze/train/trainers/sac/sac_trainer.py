@@ -4,30 +4,24 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
-from typing import Any, Optional
+from collections.abc import Callable, Mapping
+from typing import Any, Optional, Union
 
 import torch
 from maze.distributions import DictProbabilityDistribution
-from maze.env.core.actor import ActorID
+from maze.env.core.actor import StepKeyType
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.event_log import TrainerEventLog
-from maze.train.guards import CollectorGuardedTrainer
+from maze.train.guards import NonFiniteGuard
 from maze.train.optim import Adam
 from maze.train.replay.replay_buffer import TransitionBatch
 from maze.train.replay.workers import BaseDistributedWorkersWithBuffer
 from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
 from maze.train.trainers.sac.config import SACAlgorithmConfig
 from maze.train.trainers.sac.events import SACEvents
-from maze.train.trainers.sac.losses import (
-    discrete_log_probs,
-    is_discrete_action_space,
-    q_of_taken_actions,
-    sample_with_log_prob,
-    soft_update,
-    target_entropy,
-)
+from maze.train.trainers.sac.losses import discrete_log_probs, q_of_taken_actions, sample_with_log_prob, soft_update
+from maze.train.trainers.sac.substeps import SubStep, sub_steps
 from maze.train.trainers.sac.twin_q import TwinQ
 
 __all__ = ["SAC"]
@@ -45,10 +39,11 @@ _STAT_EVENTS = (
 )
 
 
-class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
-    """Trains a policy and twin Q critics off-policy from a replay buffer filled by workers.
+class SAC(EpochLoopTrainer):
+    """Trains a policy and twin Q critics off-policy from replay buffers filled by workers.
 
-    One iteration collects ``rollouts_per_iteration`` rollouts into the buffer and takes
+    Structured envs train every sub-step's policy, Q networks and entropy coefficient on the
+    transitions of its own buffer (see :mod:`maze.train.replay.substep_transitions`). One iteration collects ``rollouts_per_iteration`` rollouts into the buffer and takes
     ``num_batches_per_iter`` gradient steps; an epoch is ``epoch_length`` iterations, after
     which the ``train`` statistics (env and :class:`SACEvents`) are written, the evaluator
     runs (its score goes to model selection) and training stops once ``n_epochs`` are done,
@@ -56,7 +51,7 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
 
     Args:
         algorithm_config: The algorithm keys.
-        workers: Collect transitions into the replay buffer (already filled initially).
+        workers: Collect transitions into the replay buffers (already filled initially).
         evaluator: Scores the policy after every epoch (None: the epoch's mean training return).
         model: The policy and the first Q critic (what ``state_dict.pt`` holds).
         second_critic: The second Q critic (same architecture, own initialization).
@@ -84,22 +79,23 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
         self.model = model
         self.model_selection = model_selection
         self.policy = model.policy
-        self.actor_id = ActorID(next(iter(model.policy.networks)), 0)
-        self.action_space = model.critic.action_spaces_dict[self.actor_id[0]]
-        self.discrete = is_discrete_action_space(self.action_space)
-        self.starts = (
-            {head: int(space.start) for head, space in self.action_space.spaces.items()} if self.discrete else {}
-        )
-        self.critics = TwinQ(model.critic, second_critic, self.actor_id)
+        self.sub_steps = sub_steps(model.critic.action_spaces_dict, config.target_entropy_multiplier)
+        self.critics = TwinQ(model.critic, second_critic)
         self.target_critics = self.critics.copy()
-        self.target_entropy = target_entropy(self.action_space, config.target_entropy_multiplier)
-        self.log_entropy_coef = torch.nn.Parameter(torch.tensor(math.log(config.entropy_coef), device=model.device))
+        self.target_entropies = torch.tensor(
+            [sub_step.target_entropy for sub_step in self.sub_steps.values()], device=model.device
+        )
+        self.log_entropy_coef = torch.nn.Parameter(
+            torch.full((len(self.sub_steps),), math.log(config.entropy_coef), device=model.device)
+        )
+        """``log alpha`` of every sub-step ``[K]``."""
         self.policy_optimizer = Adam(self.policy.parameters(), lr=config.lr)
         self.critic_optimizer = Adam(self.critics.parameters, lr=config.lr)
         self.entropy_optimizer = Adam([self.log_entropy_coef], lr=config.entropy_coef_lr)
         self.events = TrainerEventLog(SACEvents)
         self._env_stats = LogStatsAggregator()
         self._update_stats: list[torch.Tensor] = []
+        self._indices: dict[tuple[int, ...], torch.Tensor] = {}
         self.updates = 0
         self.epochs_done = 0
         self.best_reward = float("-inf")
@@ -110,9 +106,22 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
         return self.policy_optimizer
 
     @property
-    def collector(self) -> Any:
-        """The rollout collector of in-process workers (its env gives the training statistics)."""
-        return self.workers.collector
+    def guard(self) -> NonFiniteGuard:
+        """Checks rewards, losses and gradients (shared with the workers)."""
+        return self.workers.guard
+
+    @guard.setter
+    def guard(self, guard: NonFiniteGuard) -> None:
+        self.workers.guard = guard
+
+    @property
+    def env_steps(self) -> int:
+        """Env steps of the rollouts added to the replay buffer (restored when resuming)."""
+        return self.workers.env_steps
+
+    @env_steps.setter
+    def env_steps(self, value: int) -> None:
+        self.workers.env_steps = value
 
     def close(self) -> None:
         """Stops the workers (closes their envs; no worker process outlives this call)."""
@@ -120,8 +129,8 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
 
     @property
     def entropy_coef(self) -> float:
-        """The current entropy coefficient alpha."""
-        return float(self.log_entropy_coef.detach().exp())
+        """The current entropy coefficient alpha (the mean over sub-steps)."""
+        return float(self.log_entropy_coef.detach().exp().mean())
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -136,26 +145,36 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
 
     @property
     def sub_steps_per_env_step(self) -> int:
-        """1: SAC trains flat envs."""
-        return 1
+        """Sub-steps of one env step (of the collected rollouts)."""
+        return self.workers.sub_steps
 
     def _env_steps_per_epoch(self) -> int:
         """Env steps of the epoch's rollouts (the total of its progress bar)."""
-        collector, config = self.collector, self.config
-        return config.epoch_length * config.rollouts_per_iteration * collector.n_steps * collector.env.n_envs
+        workers, config = self.workers, self.config
+        return config.epoch_length * config.rollouts_per_iteration * workers.n_rollout_steps * workers.n_envs
+
+    def _report_env_steps(self, callback: Optional[Callable[[int], Any]]) -> None:
+        self.workers.on_env_steps = callback
+
+    def _collect_episode_stats(self) -> None:
+        """The workers' finished training episodes."""
+        self.workers.collect_episode_stats(self._env_stats)
 
     def _iteration(self) -> None:
         """Collects the rollouts of one iteration and takes its gradient steps."""
         start = time.perf_counter()
         for _ in range(self.config.rollouts_per_iteration):
             self.workers.collect_rollouts()
+            self.events.record(SACEvents.policy_lag, value=self.workers.policy_lag)
         collected = time.perf_counter()
         for _ in range(self.config.num_batches_per_iter):
-            self.update(self.workers.sample_batch(self.config.batch_size, self.model.device))
+            batches = self.workers.sample_batches(self.config.batch_size, self.model.device)
+            if batches:
+                self.update(batches)
         self.workers.broadcast_updated_policy(self.policy.state_dict())
         self.events.record(SACEvents.time_rollout, value=collected - start)
         self.events.record(SACEvents.time_update, value=time.perf_counter() - collected)
-        self.events.record(SACEvents.buffer_size, value=len(self.workers.replay_buffer))
+        self.events.record(SACEvents.buffer_size, value=self.workers.stored_transitions())
         for stats in torch.stack(self._update_stats).tolist() if self._update_stats else ():
             for event, value in zip(_STAT_EVENTS, stats, strict=True):
                 self.events.record(event, value=value)
@@ -164,63 +183,106 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
 
     # --- one gradient step -----------------------------------------------------------------
 
-    def update(self, batch: TransitionBatch[torch.Tensor]) -> None:
-        """One gradient step of the Q networks, the policy and the entropy coefficient on ``batch``."""
+    def update(self, batches: Union[TransitionBatch[torch.Tensor], Mapping[StepKeyType, TransitionBatch]]) -> None:
+        """One gradient step of the Q networks, the policies and the entropy coefficients.
+
+        Args:
+            batches: A batch of every sub-step key (a flat env's may be given alone); the
+                sub-steps' losses are summed.
+        """
+        if isinstance(batches, TransitionBatch):
+            batches = {next(iter(self.sub_steps)): batches}
         config = self.config
-        alpha = self.log_entropy_coef.detach().exp()
-        with self._autocast():
-            with torch.no_grad():
-                target = self._q_target(batch, alpha)
-            q_first, q_second = self._q_taken(batch)
-        critic_loss = sum(
-            torch.mean((q_first[head] - head_target) ** 2) + torch.mean((q_second[head] - head_target) ** 2)
-            for head, head_target in target.items()
-        )
+        alphas = self.log_entropy_coef.detach().exp()
+        steps = [(self.sub_steps[key], batch) for key, batch in batches.items()]
+        critic_loss = torch.zeros((), device=self.model.device)
+        q_means = []
+        for sub_step, batch in steps:
+            alpha = alphas[sub_step.index]
+            with self._autocast():
+                with torch.no_grad():
+                    target = self._q_target(batch, alpha, sub_step)
+                q_first, q_second = self._q_taken(batch, sub_step)
+            critic_loss = critic_loss + sum(
+                torch.mean((q_first[head] - head_target) ** 2) + torch.mean((q_second[head] - head_target) ** 2)
+                for head, head_target in target.items()
+            )
+            q_means.append(next(iter(q_first.values())).mean())
         critic_norm = self._step(self.critic_optimizer, critic_loss, "critic loss")
         if critic_norm is None:
             return
         self.critics.requires_grad_(False)
         try:
             with self._autocast():
-                policy_loss, entropy = self._policy_loss(batch, alpha)
+                losses = [self._policy_loss(batch, alphas[sub_step.index], sub_step) for sub_step, batch in steps]
         finally:
             self.critics.requires_grad_(True)
+        policy_loss = sum(loss for loss, _ in losses)
+        entropies = torch.stack([entropy.detach() for _, entropy in losses])
         policy_norm = self._step(self.policy_optimizer, policy_loss, "policy loss")
         if policy_norm is None:
             return
+        index = self._index(tuple(sub_step.index for sub_step, _ in steps))
         if config.entropy_tuning:
-            entropy_loss = self.log_entropy_coef * (entropy.detach() - self.target_entropy)
+            entropy_loss = (self.log_entropy_coef[index] * (entropies - self.target_entropies[index])).sum()
             self._step(self.entropy_optimizer, entropy_loss, "entropy coefficient loss", clip=False)
         else:
             entropy_loss = torch.zeros(())
         self.updates += 1
         if self.updates % config.target_update_interval == 0:
             soft_update(self.target_critics.parameters, self.critics.parameters, config.tau)
-        first_q = next(iter(q_first.values()))
         self._update_stats.append(
             torch.stack(
-                [policy_loss, entropy, first_q.mean(), critic_loss, alpha, entropy_loss, policy_norm, critic_norm]
+                [
+                    policy_loss,
+                    entropies.mean(),
+                    torch.stack(q_means).mean(),
+                    critic_loss,
+                    alphas[index].mean(),
+                    entropy_loss,
+                    policy_norm,
+                    critic_norm,
+                ]
             ).detach()
         )
 
-    def _policy_distribution(self, observation: dict[str, torch.Tensor]) -> DictProbabilityDistribution:
-        """The policy's action distribution, built from float32 logits (also under bfloat16 autocast)."""
-        logits = self.policy.compute_logits_dict(observation, self.actor_id)
+    def _index(self, indices: tuple[int, ...]) -> torch.Tensor:
+        """The sub-step indices as a (cached) index tensor."""
+        if indices not in self._indices:
+            self._indices[indices] = torch.tensor(indices, device=self.model.device)
+        return self._indices[indices]
+
+    def _sub_step(self, sub_step: Optional[SubStep]) -> SubStep:
+        return sub_step if sub_step is not None else next(iter(self.sub_steps.values()))
+
+    def _policy_distribution(
+        self, observation: dict[str, torch.Tensor], sub_step: SubStep
+    ) -> DictProbabilityDistribution:
+        """The sub-step policy's action distribution, built from float32 logits (also under bfloat16 autocast)."""
+        logits = self.policy.compute_logits_dict(observation, sub_step.actor_id)
         return self.policy.logits_dict_to_distribution(
-            {head: value.float() for head, value in logits.items()}, self.actor_id
+            {head: value.float() for head, value in logits.items()}, sub_step.actor_id
         )
 
-    def _q_target(self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor) -> dict[str, torch.Tensor]:
+    def _q_target(
+        self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor, sub_step: Optional[SubStep] = None
+    ) -> dict[str, torch.Tensor]:
         """``r + gamma * (1 - done) * V(s')``, the soft value from the minimum of the target Q networks.
+
+        Args:
+            batch: Transitions of the sub-step (``s'``: the sub-step's own next observation).
+            alpha: The sub-step's entropy coefficient.
+            sub_step: The sub-step (None: the only one of a flat env).
 
         Returns:
             ``[B]`` per discrete head (each head's Q values give its own soft value, with the
             joint entropy bonus), or under ``q_value`` for continuous actions.
         """
-        distribution = self._policy_distribution(batch.next_observations)
-        if self.discrete:
+        sub_step = self._sub_step(sub_step)
+        distribution = self._policy_distribution(batch.next_observations, sub_step)
+        if sub_step.discrete:
             log_probs = discrete_log_probs(distribution)
-            first, second = self.target_critics.q_values(batch.next_observations)
+            first, second = self.target_critics.q_values(batch.next_observations, None, sub_step.actor_id)
             bonus = -alpha * sum((log_p.exp() * log_p).sum(-1) for log_p in log_probs.values())
             values = {
                 head: (log_p.exp() * torch.min(first[f"{head}_q_values"], second[f"{head}_q_values"])).sum(-1) + bonus
@@ -228,30 +290,32 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
             }
         else:
             actions, log_prob = sample_with_log_prob(distribution)
-            first, second = self.target_critics.q_values(batch.next_observations, actions)
+            first, second = self.target_critics.q_values(batch.next_observations, actions, sub_step.actor_id)
             values = {"q_value": torch.min(first["q_value"], second["q_value"]) - alpha * log_prob}
         discount = self.config.gamma * (1.0 - batch.dones)
         return {head: batch.rewards + discount * value for head, value in values.items()}
 
-    def _q_taken(self, batch: TransitionBatch[torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+    def _q_taken(
+        self, batch: TransitionBatch[torch.Tensor], sub_step: SubStep
+    ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
         """Both critics' Q values of the batch's actions (per discrete head, or ``q_value``), each ``[B]``."""
-        if self.discrete:
-            first, second = self.critics.q_values(batch.observations)
+        if sub_step.discrete:
+            first, second = self.critics.q_values(batch.observations, None, sub_step.actor_id)
             return (
-                q_of_taken_actions(first, batch.actions, self.starts),
-                q_of_taken_actions(second, batch.actions, self.starts),
+                q_of_taken_actions(first, batch.actions, sub_step.starts),
+                q_of_taken_actions(second, batch.actions, sub_step.starts),
             )
-        first, second = self.critics.q_values(batch.observations, batch.actions)
+        first, second = self.critics.q_values(batch.observations, batch.actions, sub_step.actor_id)
         return {"q_value": first["q_value"]}, {"q_value": second["q_value"]}
 
     def _policy_loss(
-        self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor
+        self, batch: TransitionBatch[torch.Tensor], alpha: torch.Tensor, sub_step: SubStep
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``E[alpha * log pi(a|s) - min Q(s, a)]`` and the mean entropy (estimate) of the policy."""
-        distribution = self._policy_distribution(batch.observations)
-        if self.discrete:
+        """``E[alpha * log pi(a|s) - min Q(s, a)]`` and the mean entropy (estimate) of the sub-step's policy."""
+        distribution = self._policy_distribution(batch.observations, sub_step)
+        if sub_step.discrete:
             log_probs = discrete_log_probs(distribution)
-            first, second = self.critics.q_values(batch.observations)
+            first, second = self.critics.q_values(batch.observations, None, sub_step.actor_id)
             loss = sum(
                 (log_p.exp() * (alpha * log_p - torch.min(first[f"{head}_q_values"], second[f"{head}_q_values"]))).sum(
                     -1
@@ -261,7 +325,7 @@ class SAC(CollectorGuardedTrainer, EpochLoopTrainer):
             entropy = -sum((log_p.exp() * log_p).sum(-1) for log_p in log_probs.values())
             return loss.mean(), entropy.mean()
         actions, log_prob = sample_with_log_prob(distribution)
-        first, second = self.critics.q_values(batch.observations, actions)
+        first, second = self.critics.q_values(batch.observations, actions, sub_step.actor_id)
         loss = alpha * log_prob - torch.min(first["q_value"], second["q_value"])
         return loss.mean(), -log_prob.mean()
 

@@ -14,34 +14,38 @@ __all__ = ["TwinQ"]
 
 
 class TwinQ:
-    """Two Q critics of the same architecture (independent initializations).
+    """Two Q critics of the same architecture (independent initializations), each with a network per sub-step.
 
     Args:
         first: The first critic (the one saved with the policy in ``state_dict.pt``).
         second: The second critic.
-        actor_id: The actor of the (flat) env's single sub-step.
     """
 
-    def __init__(self, first: TorchStateActionCritic, second: TorchStateActionCritic, actor_id: ActorID) -> None:
+    def __init__(self, first: TorchStateActionCritic, second: TorchStateActionCritic) -> None:
         self.critics = (first, second)
-        self.actor_id = actor_id
         self.parameters: list[torch.nn.Parameter] = [*first.parameters(), *second.parameters()]
 
     def q_values(
-        self, observation: Mapping[str, torch.Tensor], actions: Optional[Mapping[str, torch.Tensor]] = None
+        self,
+        observation: Mapping[str, torch.Tensor],
+        actions: Optional[Mapping[str, torch.Tensor]] = None,
+        actor_id: Optional[ActorID] = None,
     ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
-        """The float32 outputs of both critics (``q_value`` ``[B]`` and/or ``<head>_q_values`` ``[B, n]``)."""
+        """The float32 outputs of both critics (``q_value`` ``[B]`` and/or ``<head>_q_values`` ``[B, n]``).
+
+        Args:
+            observation: The sub-step's observations ``[B, *shape]``.
+            actions: Its continuous actions ``[B, *shape]`` (None for discrete sub-steps).
+            actor_id: Selects the sub-step (None: the only one of a flat env).
+        """
         return tuple(
-            {
-                name: value.float()
-                for name, value in critic.predict_q_values(observation, actions, self.actor_id).items()
-            }
+            {name: value.float() for name, value in critic.predict_q_values(observation, actions, actor_id).items()}
             for critic in self.critics
         )
 
     def copy(self) -> TwinQ:
         """A deep copy (the target networks), with gradients switched off."""
-        twin = TwinQ(*(copy.deepcopy(critic) for critic in self.critics), actor_id=self.actor_id)
+        twin = TwinQ(*(copy.deepcopy(critic) for critic in self.critics))
         for parameter in twin.parameters:
             parameter.requires_grad_(False)
         return twin
