@@ -48,10 +48,12 @@ CASES = {
 TARGET = 0.6
 N_JOBS = 4
 JOB_SIZES = {
-    "4 updates per epoch": [],
-    "32 updates per epoch": ["algorithm.epoch_length=32"],
+    "2 epochs of 4 updates": [],
+    "2 epochs of 32 updates": ["algorithm.epoch_length=32"],
+    "8 epochs of 32 updates": ["algorithm.epoch_length=32", "algorithm.n_epochs=8"],
 }
-"""Job lengths measured: the tiny jobs show the fixed start-up, the longer ones what a sweep of real (short) jobs gains."""
+"""Job lengths measured: the tiny jobs show the fixed start-up; 8 epochs of 32 updates (65,536 env steps, about what
+PPO needs to solve CartPole) are a sweep of real short jobs."""
 
 
 def maze_run() -> str:
@@ -135,7 +137,7 @@ def main(quick: bool) -> None:
         seconds, cpu_seconds, ceilings = measure(extra, rounds, quick)
         ratio = statistics.median([p / s for p, s in zip(seconds[PARALLEL], seconds[SEQUENTIAL], strict=True)])
         ceiling = statistics.median(ceilings)
-        tables.append(f"#### Jobs of 2 epochs with {size}\n\n{markdown(seconds, cpu_seconds, ratio, ceiling)}")
+        tables.append(f"#### Jobs of {size}\n\n{markdown(seconds, cpu_seconds, ratio, ceiling)}")
         print(tables[-1])
         payload_sizes[size] = {
             "seconds": seconds,
@@ -149,15 +151,15 @@ def main(quick: bool) -> None:
     machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
     notes = (
         f"One `maze-run --multirun` command per case over the same {N_JOBS} PPO jobs (grid over algorithm.lr, fixed "
-        "seeds, 2 epochs of 4 or 32 updates of 8 envs x 32 steps, 4 evaluation episodes; the launcher imports the "
-        "job's modules once and forks the jobs, each builds its envs and model, trains and draws its graph PDFs), "
-        f"timed from process start to exit; {rounds} alternating rounds, medians. Ratio = median of per-round "
-        "parallel / one-after-another. The sweep command's own start-up (about 2.5 s: Python, torch, Hydra, the "
-        "sweep config) is serial in every case, and the one-after-another sweeps already use the second core part "
-        "of the time: every job draws its graph PDFs in a forked child (about 1 s of CPU) while it trains. Both "
-        "bound what two parallel jobs can gain on jobs this short (compare the CPU and wall columns). The machine "
-        "ceiling row times two CPU-bound Python processes side by side against the same work one after another "
-        "in each round: no launcher can beat it (0.50× on an idle 2-core machine)."
+        "seeds, 2 or 8 epochs of 4 or 32 updates of 8 envs x 32 steps, 4 evaluation episodes; the launcher imports "
+        "the job's modules and the graph drawing once and forks the jobs, each builds its envs and model, trains "
+        f"and draws its graph PDFs), timed from process start to exit; {rounds} alternating rounds, medians. Ratio = "
+        "median of per-round parallel / one-after-another. The sweep command's own start-up (Python, torch, Hydra, "
+        "the sweep config, the imports of the jobs) is serial in every case, and the one-after-another sweeps "
+        "already use the second core part of the time: every job draws its graph PDFs in a forked child while it "
+        "trains. Both bound what two parallel jobs can gain on the tiny jobs (compare the CPU and wall columns). The "
+        "machine ceiling row times two CPU-bound Python processes side by side against the same work one after "
+        "another in each round: no launcher can beat it (0.50× on an idle 2-core machine)."
     )
     payload = {"benchmark": "hpo", "machine": machine, "target": TARGET, "job_sizes": payload_sizes}
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)

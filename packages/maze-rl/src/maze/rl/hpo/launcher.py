@@ -101,14 +101,17 @@ def launch_in_processes(
     setup_globals()
     configure_log(config.hydra.hydra_logging, config.hydra.verbose)
     Path(str(config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
-    configs = []
-    for offset, overrides in enumerate(job_overrides):
-        job_config = hydra_context.config_loader.load_sweep_config(config, list(overrides))
+    if not job_overrides:
+        return []
+
+    def compose(offset: int) -> DictConfig:
+        """The config of job ``offset`` (composed when the job is about to start, while others run)."""
+        job_config = hydra_context.config_loader.load_sweep_config(config, list(job_overrides[offset]))
         with open_dict(job_config):
             job_config.hydra.job.id = job_config.hydra.job.num = initial_job_idx + offset
-        configs.append(job_config)
-    if not configs:
-        return []
+        return job_config
+
+    configs: list[Optional[DictConfig]] = [compose(0)] + [None] * (len(job_overrides) - 1)
     parallel = parallel_jobs(n_jobs, cpus_per_job or cpus_of_job(configs[0]), len(configs))
     preload_job_modules(configs[0])
     print(f"[launcher] {len(configs)} jobs, {parallel} at a time, in {config.hydra.sweep.dir}", flush=True)
@@ -119,6 +122,7 @@ def launch_in_processes(
     while pending or running:
         while pending and len(running) < parallel:
             index = pending.popleft()
+            configs[index] = configs[index] or compose(index)
             receiver, sender = context.Pipe(duplex=False)
             process = context.Process(target=_run_child, args=(sender, hydra_context, task_function, configs[index]))
             process.start()
