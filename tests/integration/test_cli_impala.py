@@ -7,10 +7,6 @@ seeds is measured by ``nox -s bench -- --only impala``. The four tests take abou
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -22,13 +18,12 @@ from cli_support import (
     assert_success,
     cartpole,
     maze_run,
-    maze_run_command,
-    maze_run_env,
     scalar_series,
     seeds,
     training_summary,
 )
 from test_cli_training_learning import KPI, random_valid_kpis
+from worker_processes import kill_a_worker
 
 SUITE_TARGET = 300
 LOCAL = ("runner=local", "algorithm.num_actors=2")
@@ -116,81 +111,11 @@ def test_impala_trains_the_masked_structured_cutting_env(tmp_path: Path) -> None
     assert trained < min(baseline)
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
-def _actor_pids(pid: int) -> list[int]:
-    """The actor processes: the children of the forkserver process below ``pid``."""
-    for child in _descendants(pid):
-        try:
-            command = Path(f"/proc/{child}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"forkserver" in command:
-            return [grandchild for grandchild in _descendants(child) if _running(grandchild)]
-    return []
-
-
 def test_killing_an_actor_stops_the_run_with_one_error_and_no_orphans(tmp_path: Path) -> None:
-    run_dir = tmp_path / "run"
-    run_dir.parent.mkdir(parents=True, exist_ok=True)
-    log = tmp_path / "out.log"
     arguments = (*cartpole("impala"), *LOCAL, "algorithm.n_epochs=1000", "algorithm.rollout_evaluator=null")
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            maze_run_command(*arguments, *seeds(0), run_dir=run_dir),
-            cwd=run_dir.parent,
-            env=maze_run_env(),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    try:
-        deadline = time.monotonic() + 120
-        actors: list[int] = []
-        while time.monotonic() < deadline and process.poll() is None:
-            actors = _actor_pids(process.pid)
-            if len(actors) == 2 and "Iteration 0" in log.read_text():
-                break
-            time.sleep(0.5)
-        assert len(actors) == 2, log.read_text()[-3000:]
-        everything = _descendants(process.pid)
-        time.sleep(1.0)
-        os.kill(actors[1], signal.SIGKILL)
-        returncode = process.wait(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    output = log.read_text()
-    assert returncode == 1, output[-3000:]
-    errors = [line for line in output.splitlines() if line.startswith("Error: ")]
-    assert len(errors) == 1 and "died with signal SIGKILL; training stopped" in errors[0], output[-3000:]
-    assert "Traceback" not in output
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(_running(pid) for pid in everything):
-        time.sleep(0.2)
-    assert not [pid for pid in everything if _running(pid)], "processes of the run outlived it"
+    run = kill_a_worker(arguments, 2, tmp_path / "run", tmp_path / "out.log")
+    assert run.returncode == 1, run.output[-3000:]
+    errors = run.error_lines()
+    assert len(errors) == 1 and "died with signal SIGKILL; training stopped" in errors[0], run.output[-3000:]
+    assert "Traceback" not in run.output
+    assert not run.survivors(), "processes of the run outlived it"

@@ -14,8 +14,6 @@ Continuous SAC on Pendulum-v1 (3 seeds against stable-baselines3) is measured by
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -30,7 +28,7 @@ from cli_support import (
     seeds,
     training_summary,
 )
-from test_cli_impala import _actor_pids, _descendants, _running
+from worker_processes import kill_a_worker
 
 SAC_CARTPOLE = (
     "-cn",
@@ -135,41 +133,10 @@ def test_killed_run_resumes_with_its_critics_optimizers_and_entropy_coefficient(
 
 
 def test_killing_a_worker_of_the_local_runner_stops_the_run_with_one_error_and_no_orphans(tmp_path: Path) -> None:
-    run_dir = tmp_path / "run"
-    run_dir.parent.mkdir(parents=True, exist_ok=True)
-    log = tmp_path / "out.log"
     arguments = (*SAC_CARTPOLE, "runner=local", "algorithm.n_epochs=1000", "algorithm.rollout_evaluator=null")
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            maze_run_command(*arguments, *seeds(0), run_dir=run_dir),
-            cwd=run_dir.parent,
-            env=maze_run_env(),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    try:
-        deadline = time.monotonic() + 120
-        workers: list[int] = []
-        while time.monotonic() < deadline and process.poll() is None:
-            workers = _actor_pids(process.pid)
-            if workers and "Iteration 0" in log.read_text():
-                break
-            time.sleep(0.5)
-        assert len(workers) == 1, log.read_text()[-3000:]
-        everything = _descendants(process.pid)
-        os.kill(workers[0], signal.SIGKILL)
-        returncode = process.wait(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    output = log.read_text()
-    assert returncode == 1, output[-3000:]
-    errors = [line for line in output.splitlines() if line.startswith("Error: ")]
-    assert len(errors) == 1 and "Actor 0 (process" in errors[0], output[-3000:]
-    assert "died with signal SIGKILL; training stopped" in errors[0] and "Traceback" not in output
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(_running(pid) for pid in everything):
-        time.sleep(0.2)
-    assert not [pid for pid in everything if _running(pid)], "processes of the run outlived it"
+    run = kill_a_worker(arguments, 1, tmp_path / "run", tmp_path / "out.log")
+    assert run.returncode == 1, run.output[-3000:]
+    errors = run.error_lines()
+    assert len(errors) == 1 and "Actor 0 (process" in errors[0], run.output[-3000:]
+    assert "died with signal SIGKILL; training stopped" in errors[0] and "Traceback" not in run.output
+    assert not run.survivors(), "processes of the run outlived it"

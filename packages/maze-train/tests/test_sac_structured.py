@@ -10,10 +10,10 @@ import pytest
 import torch
 from gymnasium import spaces
 from maze.env.core.actor import ActorID
-from maze.env.core.conversion import ActionConversionInterface, ObservationConversionInterface
 from maze.env.core.core_env import CoreEnv
 from maze.env.core.maze_env import MazeEnv
 from maze.env.errors import ConfigurationError
+from maze.env.testing.fake_envs import FunctionObservationConversion, IdentityActionConversion
 from test_sac import sac_config, set_up
 from train_test_support import packaged_config, small_model_config
 
@@ -65,44 +65,24 @@ class CueCoreEnv(CoreEnv):
         return {"choose": 1, "place": 1}
 
 
-class _Identity(ActionConversionInterface):
-    def __init__(self, space: spaces.Dict) -> None:
-        self._space = space
-
-    def space_to_maze(self, action: dict[str, Any], maze_state: Any) -> dict[str, Any]:
-        return action
-
-    def maze_to_space(self, maze_action: Any) -> dict[str, Any]:
-        return maze_action
-
-    def space(self) -> spaces.Dict:
-        return self._space
-
-
-class _Observation(ObservationConversionInterface):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-    def maze_to_space(self, maze_state: dict) -> dict[str, Any]:
-        if self.key == "cue":
-            return {"cue": np.eye(2, dtype=np.float32)[maze_state["cue"]]}
-        return {"target": np.array([maze_state["target"]], dtype=np.float32)}
-
-    def space(self) -> spaces.Dict:
-        if self.key == "cue":
-            return spaces.Dict({"cue": spaces.Box(0.0, 1.0, (2,), np.float32)})
-        return spaces.Dict({"target": spaces.Box(-1.0, 1.0, (1,), np.float32)})
-
-
 def build_cue_env() -> MazeEnv:
     """The two-sub-step env of :class:`CueCoreEnv` (a discrete and a continuous sub-step)."""
     return MazeEnv(
         CueCoreEnv(),
         action_conversion_dict={
-            "choose": _Identity(spaces.Dict({"choice": spaces.Discrete(2)})),
-            "place": _Identity(spaces.Dict({"position": spaces.Box(-1.0, 1.0, (1,), np.float32)})),
+            "choose": IdentityActionConversion(spaces.Dict({"choice": spaces.Discrete(2)})),
+            "place": IdentityActionConversion(spaces.Dict({"position": spaces.Box(-1.0, 1.0, (1,), np.float32)})),
         },
-        observation_conversion_dict={"choose": _Observation("cue"), "place": _Observation("target")},
+        observation_conversion_dict={
+            "choose": FunctionObservationConversion(
+                spaces.Dict({"cue": spaces.Box(0.0, 1.0, (2,), np.float32)}),
+                lambda state: {"cue": np.eye(2, dtype=np.float32)[state["cue"]]},
+            ),
+            "place": FunctionObservationConversion(
+                spaces.Dict({"target": spaces.Box(-1.0, 1.0, (1,), np.float32)}),
+                lambda state: {"target": np.array([state["target"]], dtype=np.float32)},
+            ),
+        },
     )
 
 

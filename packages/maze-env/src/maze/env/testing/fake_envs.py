@@ -25,6 +25,8 @@ from maze.env.core.maze_env import MazeEnv
 
 __all__ = [
     "FakeCoreEnv",
+    "FunctionObservationConversion",
+    "IdentityActionConversion",
     "build_dummy_maze_env",
     "build_multi_step_env",
     "build_multi_agent_env",
@@ -33,7 +35,7 @@ __all__ = [
 ]
 
 
-class _IdentityActionConversion(ActionConversionInterface):
+class IdentityActionConversion(ActionConversionInterface):
     """MazeActions are the action dicts themselves."""
 
     def __init__(self, space: spaces.Dict) -> None:
@@ -49,7 +51,7 @@ class _IdentityActionConversion(ActionConversionInterface):
         return self._space
 
 
-class _ObservationConversion(ObservationConversionInterface):
+class FunctionObservationConversion(ObservationConversionInterface):
     """Builds the observation of one sub-step from the MazeState with ``make_observation``."""
 
     def __init__(self, space: spaces.Dict, make_observation: Callable[[dict], dict]) -> None:
@@ -171,8 +173,8 @@ def build_dummy_maze_env(max_steps: int = 20) -> MazeEnv[FakeCoreEnv]:
 
     return MazeEnv(
         FakeCoreEnv(max_steps=max_steps),
-        action_conversion_dict={0: _IdentityActionConversion(action_space)},
-        observation_conversion_dict={0: _ObservationConversion(observation_space, observe)},
+        action_conversion_dict={0: IdentityActionConversion(action_space)},
+        observation_conversion_dict={0: FunctionObservationConversion(observation_space, observe)},
     )
 
 
@@ -192,14 +194,12 @@ def build_multi_step_env(max_steps: int = 20, end_between_sub_steps: bool = True
     return MazeEnv(
         FakeCoreEnv(step_keys=(0, 1), max_steps=max_steps, end_between_sub_steps=end_between_sub_steps),
         action_conversion_dict={
-            0: _IdentityActionConversion(spaces.Dict({"item": spaces.Discrete(4)})),
-            1: _IdentityActionConversion(
-                spaces.Dict({"position": spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)})
-            ),
+            0: IdentityActionConversion(spaces.Dict({"item": spaces.Discrete(4)})),
+            1: IdentityActionConversion(spaces.Dict({"position": spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)})),
         },
         observation_conversion_dict={
-            0: _ObservationConversion(pick_observation, observe_pick),
-            1: _ObservationConversion(place_observation, observe_place),
+            0: FunctionObservationConversion(pick_observation, observe_pick),
+            1: FunctionObservationConversion(place_observation, observe_place),
         },
     )
 
@@ -217,8 +217,8 @@ def build_multi_agent_env(
 
     return MazeEnv(
         FakeCoreEnv(n_agents=n_agents, max_steps=max_steps, end_between_sub_steps=end_between_sub_steps),
-        action_conversion_dict={0: _IdentityActionConversion(spaces.Dict({"action": spaces.Discrete(3)}))},
-        observation_conversion_dict={0: _ObservationConversion(observation_space, observe)},
+        action_conversion_dict={0: IdentityActionConversion(spaces.Dict({"action": spaces.Discrete(3)}))},
+        observation_conversion_dict={0: FunctionObservationConversion(observation_space, observe)},
     )
 
 
@@ -292,15 +292,15 @@ def build_dynamic_agents_env(n_rounds: int = 4) -> MazeEnv[DynamicAgentsCoreEnv]
     return MazeEnv(
         DynamicAgentsCoreEnv(n_rounds),
         action_conversion_dict={
-            "spawn": _IdentityActionConversion(spaces.Dict({"choice": spaces.Discrete(2)})),
-            "work": _IdentityActionConversion(spaces.Dict({"move": spaces.Discrete(2)})),
+            "spawn": IdentityActionConversion(spaces.Dict({"choice": spaces.Discrete(2)})),
+            "work": IdentityActionConversion(spaces.Dict({"move": spaces.Discrete(2)})),
         },
         observation_conversion_dict={
-            "spawn": _ObservationConversion(
+            "spawn": FunctionObservationConversion(
                 spaces.Dict({"cue": bit_space, "round": counter_space}),
                 lambda state: {"cue": one_hot(state["bit"]), "round": np.array([state["round"]], np.float32)},
             ),
-            "work": _ObservationConversion(
+            "work": FunctionObservationConversion(
                 spaces.Dict({"target": bit_space, "life": counter_space}),
                 lambda state: {"target": one_hot(state["bit"]), "life": np.array([state["life"]], np.float32)},
             ),
