@@ -54,18 +54,27 @@ def parallel_jobs(n_jobs: int, cpus_per_job: int, n_pending: int, cpus: Optional
     return max(1, min(wanted, fit, n_pending))
 
 
-def preload_job_modules(job_config: DictConfig) -> None:
-    """Imports the job's modules (runner, trainer: torch and friends, the graph drawing) once, before the jobs are forked.
+def preload_job_modules(job_config: DictConfig, drawing: bool = True) -> None:
+    """Imports the job's modules (runner, trainer: torch and friends) once, before the jobs are forked.
 
     Every forked job then starts with them imported instead of importing them again (seconds
-    per job; matplotlib alone costs each job's graph drawing about 0.5 s of CPU). Nothing is built or run, so no thread pools exist yet when forking. Import
+    per job). Nothing is built or run, so no thread pools exist yet when forking. Import
     errors are left to the jobs, which report them.
+
+    Args:
+        job_config: The config of a job.
+        drawing: Also import the graph drawing (matplotlib). Worth it when several jobs run at
+            once: every job's drawing child would import it again (about 0.5 s of CPU) on cores
+            the jobs need. With one job at a time the drawing child runs on a spare core, and
+            importing matplotlib up front would only delay the first job.
     """
     import maze.rl.run  # noqa: F401 - the job's own module
-    import maze.train.runners.graphs as graphs
     from maze.env.utils.factory import resolve_target
 
-    graphs.preload_drawing()
+    if drawing:
+        from maze.train.runners.graphs import preload_drawing
+
+        preload_drawing()
 
     for key in ("runner._target_", "runner.trainer_class"):
         target = OmegaConf.select(job_config, key, default=None)
@@ -113,7 +122,7 @@ def launch_in_processes(
 
     configs: list[Optional[DictConfig]] = [compose(0)] + [None] * (len(job_overrides) - 1)
     parallel = parallel_jobs(n_jobs, cpus_per_job or cpus_of_job(configs[0]), len(configs))
-    preload_job_modules(configs[0])
+    preload_job_modules(configs[0], drawing=parallel > 1)
     print(f"[launcher] {len(configs)} jobs, {parallel} at a time, in {config.hydra.sweep.dir}", flush=True)
     context = multiprocessing.get_context("fork")
     pending = deque(range(len(configs)))
