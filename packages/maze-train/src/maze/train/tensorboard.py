@@ -47,11 +47,23 @@ from maze.train.tensorboard_figures import figure_images
 
 __all__ = [
     "LogStatsWriterTensorboard",
+    "preload_writer_modules",
     "stats_tag",
     "markdown_code_block",
     "read_scalars",
     "read_texts",
 ]
+
+
+def preload_writer_modules() -> None:
+    """Imports what the writer needs (tensorboard's event writer and protobuf messages) now.
+
+    For a process that forks many jobs (the sweep launcher): each job's writer then finds them
+    imported instead of importing them again (about 0.15 s per job).
+    """
+    from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2  # noqa: F401
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter  # noqa: F401
+
 
 _HISTOGRAM_BINS = 30
 """Number of equal-width buckets of a histogram (between the smallest and largest value)."""

@@ -55,7 +55,7 @@ def parallel_jobs(n_jobs: int, cpus_per_job: int, n_pending: int, cpus: Optional
 
 
 def preload_job_modules(job_config: DictConfig, drawing: bool = True) -> None:
-    """Imports the job's modules (runner, trainer: torch and friends) once, before the jobs are forked.
+    """Imports the job's modules (runner, trainer, TensorBoard writer) once, before the jobs are forked.
 
     Every forked job then starts with them imported instead of importing them again (seconds
     per job). Nothing is built or run, so no thread pools exist yet when forking. Import
@@ -70,7 +70,9 @@ def preload_job_modules(job_config: DictConfig, drawing: bool = True) -> None:
     """
     import maze.rl.run  # noqa: F401 - the job's own module
     from maze.env.utils.factory import resolve_target
+    from maze.train.tensorboard import preload_writer_modules
 
+    preload_writer_modules()  # every job writes TensorBoard events
     if drawing:
         from maze.train.runners.graphs import preload_drawing
 
