@@ -152,7 +152,8 @@ def main(quick: bool) -> None:
     notes = (
         f"One `maze-run --multirun` command per case over the same {N_JOBS} PPO jobs (grid over algorithm.lr, fixed "
         "seeds, 2 or 8 epochs of 4 or 32 updates of 8 envs x 32 steps, 4 evaluation episodes; the launcher imports "
-        "the job's modules (and, for parallel jobs, the graph drawing) once and forks the jobs, each builds its "
+        "the job's modules and the TensorBoard writer (and, for parallel jobs, the graph drawing) once and forks "
+        "the jobs, each builds its "
         "envs and model, trains "
         f"and draws its graph PDFs), timed from process start to exit; {rounds} alternating rounds, medians. Ratio = "
         "median of per-round parallel / one-after-another. The sweep command's own start-up (Python, torch, Hydra, "
