@@ -23,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from .harness import RESULTS_DIR
-from .train_bench import SEEDS, TARGET_REWARD, Commands, interleaved_runs, maze_run_executable
+from .train_bench import SEEDS, TARGET_REWARD, maze_run_executable, maze_vs_peer_runs
 from .train_report import RunResult, machine, per_run_table, summarize_tools, time_ratio, tool_table
 
 __all__ = ["MAZE_EPOCHS", "MAX_TIME_RATIO", "es_command", "main", "run"]
@@ -74,15 +74,9 @@ def ars_command(seed: int, out: Path) -> list[str]:
 def run(seeds: tuple[int, ...]) -> list[RunResult]:
     """Runs maze ES and ARS once per seed, interleaved."""
     executable = maze_run_executable()
-
-    def commands(seed: int, work_dir: Path) -> Commands:
-        run_dir, ars_out = work_dir / f"maze-{seed}", work_dir / f"ars-{seed}.json"
-        return {
-            "maze": (es_command(executable, seed, run_dir), run_dir / "training_summary.json"),
-            "ars": (ars_command(seed, ars_out), ars_out),
-        }
-
-    return interleaved_runs(seeds, "maze-es-bench-", commands)
+    return maze_vs_peer_runs(
+        seeds, "es", lambda seed, run_dir: es_command(executable, seed, run_dir), "ars", ars_command
+    )
 
 
 def markdown(title: str, results: list[RunResult], command: str) -> tuple[str, dict]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .train_bench import Commands, interleaved_runs, maze_run_executable
+from .train_bench import maze_run_executable, maze_vs_peer_runs
 from .train_report import (
     TOOLS,
     Ratio,
@@ -70,15 +70,9 @@ def sb3_command(seed: int, out: Path) -> list[str]:
 def run(seeds: tuple[int, ...]) -> list[RunResult]:
     """Runs maze and SB3 once per seed, interleaved; returns the runs in order."""
     executable = maze_run_executable()
-
-    def commands(seed: int, work_dir: Path) -> Commands:
-        run_dir, sb3_out = work_dir / f"maze-{seed}", work_dir / f"sb3-{seed}.json"
-        return {
-            "maze": (maze_command(executable, seed, run_dir), run_dir / "training_summary.json"),
-            "sb3": (sb3_command(seed, sb3_out), sb3_out),
-        }
-
-    return interleaved_runs(seeds, "maze-sac-bench-", commands)
+    return maze_vs_peer_runs(
+        seeds, "sac", lambda seed, run_dir: maze_command(executable, seed, run_dir), "sb3", sb3_command
+    )
 
 
 def summarize(results: list[RunResult]) -> TrainSummary:

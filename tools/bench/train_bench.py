@@ -31,7 +31,17 @@ from typing import Optional
 
 from .train_report import RunResult, markdown, summarize, write_results
 
-__all__ = ["SEEDS", "TARGET_REWARD", "ChildStats", "interleaved_runs", "maze_command", "measure_child", "run", "main"]
+__all__ = [
+    "SEEDS",
+    "TARGET_REWARD",
+    "ChildStats",
+    "interleaved_runs",
+    "maze_command",
+    "maze_vs_peer_runs",
+    "measure_child",
+    "run",
+    "main",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = (0, 1, 2)
@@ -241,15 +251,43 @@ def run(seeds: tuple[int, ...], maze_overrides: tuple[str, ...] = ()) -> list[Ru
         One result per (seed, tool).
     """
     executable = maze_run_executable()
+    return maze_vs_peer_runs(
+        seeds,
+        "train",
+        lambda seed, run_dir: maze_command(executable, seed, run_dir, maze_overrides),
+        "sb3",
+        sb3_command,
+    )
+
+
+def maze_vs_peer_runs(
+    seeds: tuple[int, ...],
+    name: str,
+    maze_command_of: Callable[[int, Path], list[str]],
+    peer: str,
+    peer_command_of: Callable[[int, Path], list[str]],
+) -> list[RunResult]:
+    """Runs a ``maze-run`` command and a peer's command once per seed, interleaved (maze first).
+
+    Args:
+        seeds: The seeds, in order.
+        name: The benchmark's name (for the temporary work directory).
+        maze_command_of: ``(seed, run_dir)`` -> the maze command writing ``run_dir/training_summary.json``.
+        peer: The peer's tool name.
+        peer_command_of: ``(seed, out)`` -> the peer's command writing its result to ``out``.
+
+    Returns:
+        One result per (seed, tool), in run order.
+    """
 
     def commands(seed: int, work_dir: Path) -> Commands:
-        run_dir, sb3_out = work_dir / f"maze-{seed}", work_dir / f"sb3-{seed}.json"
+        run_dir, peer_out = work_dir / f"maze-{seed}", work_dir / f"{peer}-{seed}.json"
         return {
-            "maze": (maze_command(executable, seed, run_dir, maze_overrides), run_dir / "training_summary.json"),
-            "sb3": (sb3_command(seed, sb3_out), sb3_out),
+            "maze": (maze_command_of(seed, run_dir), run_dir / "training_summary.json"),
+            peer: (peer_command_of(seed, peer_out), peer_out),
         }
 
-    return interleaved_runs(seeds, "maze-train-bench-", commands)
+    return interleaved_runs(seeds, f"maze-{name}-bench-", commands)
 
 
 def main(quick: bool, maze_overrides: tuple[str, ...] = ()) -> None:
