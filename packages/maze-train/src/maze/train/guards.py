@@ -13,17 +13,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 import torch
 from maze.env.errors import ConfigurationError
 from maze.env.log_stats.event_decorators import define_episode_stats, define_epoch_stats, define_step_stats
 from maze.env.log_stats.log_stats import LogStats
-from maze.env.utils.finite import NonFiniteValueError, find_non_finite
+from maze.env.utils.finite import NonFiniteValue, NonFiniteValueError, find_non_finite
 from maze.train.event_log import TrainerEventLog
 
-__all__ = ["NON_FINITE_POLICIES", "CollectorGuardedTrainer", "NonFiniteGuard", "TrainingGuardEvents"]
+__all__ = [
+    "NON_FINITE_POLICIES",
+    "CollectorGuardedTrainer",
+    "NonFiniteGuard",
+    "TrainingGuardEvents",
+    "non_finite_observation_error",
+]
 
 NON_FINITE_POLICIES = ("stop", "skip")
 """What a trainer does on a non-finite reward, loss or gradient: stop the run, or skip the update."""
@@ -83,11 +89,12 @@ class NonFiniteGuard:
         culprit = find_non_finite(observation)
         if culprit is None:
             return
-        raise NonFiniteValueError(
-            f"Non-finite value in epoch {self.epoch}: training env {culprit.index[0]} ({self.source}) returned the "
-            f"observation {culprit.key!r}{list(culprit.index[1:])} = {culprit.value} (after all wrappers) at env step "
-            f"{env_step}, sub-step {substep}. Training stopped; the best model so far is kept. Fix the env's "
-            "observation (a policy cannot act on it)"
+        raise non_finite_observation_error(
+            culprit,
+            f"training env {culprit.index[0]} ({self.source})",
+            culprit.index[1:],
+            f"at env step {env_step}, sub-step {substep}",
+            self.epoch,
         )
 
     def loss_ok(self, loss: torch.Tensor, name: str = "loss") -> bool:
@@ -136,6 +143,26 @@ class NonFiniteGuard:
         self.events.record(TrainingGuardEvents.skipped_updates, reason=what)
         self.events.end_update()
         return False
+
+
+def non_finite_observation_error(
+    culprit: NonFiniteValue, env: str, index: tuple[int, ...], when: str, epoch: Optional[int] = None
+) -> NonFiniteValueError:
+    """The error for a non-finite observation a policy was about to act on (the guard's rule, for every trainer).
+
+    Args:
+        culprit: What :func:`~maze.env.utils.finite.find_non_finite` found.
+        env: Which env returned it (e.g. ``training env 3 (CartPole-v1)``).
+        index: Its index within the observation entry (without a batch axis).
+        when: When it was returned (e.g. ``at env step 40, sub-step 0``).
+        epoch: The epoch being trained (None: not known where the check runs, e.g. in an ES worker).
+    """
+    in_epoch = "" if epoch is None else f" in epoch {epoch}"
+    return NonFiniteValueError(
+        f"Non-finite value{in_epoch}: {env} returned the observation {culprit.key!r}{list(index)} = {culprit.value} "
+        f"(after all wrappers) {when}. Training stopped; the best model so far is kept. Fix the env's observation "
+        "(a policy cannot act on it)"
+    )
 
 
 def _named_parameters(model: Any) -> Iterator[tuple[str, torch.nn.Parameter]]:

@@ -8,11 +8,12 @@ import numpy as np
 import torch
 from maze.env.agent.policy import Policy
 from maze.env.utils.factory import Factory
-from maze.env.utils.finite import NonFiniteValueError, find_non_finite
+from maze.env.utils.finite import find_non_finite
 from maze.env.wrappers.wrapper import Wrapper
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
+from maze.train.guards import non_finite_observation_error
 from maze.train.trainers.es.es_distributed_rollouts import ESAbortException, ESRolloutResult
 from maze.train.trainers.es.es_shared_noise_table import SharedNoiseTable
 from maze.train.trainers.es.es_utils import get_flat_parameters, set_flat_parameters
@@ -118,7 +119,11 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
         observation, _ = self.env.reset(seed=seed)
         total, steps = 0.0, 0
         while True:
-            _check_observation(observation, steps)
+            culprit = find_non_finite(observation)  # the training guard's rule: the policy cannot act on it
+            if culprit is not None:
+                raise non_finite_observation_error(
+                    culprit, "the ES training env", culprit.index, f"at step {steps} of an episode"
+                )
             action = self.policy.compute_action(observation, actor_id=self.env.actor_id(), deterministic=True)
             observation, reward, terminated, truncated, _ = self.env.step(action)
             total += float(np.sum(reward))
@@ -128,21 +133,6 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
             if max_steps and steps >= max_steps:
                 self.env.finish_episode_stats()
                 return total, steps
-
-
-def _check_observation(observation: Any, step: int) -> None:
-    """Refuses a non-finite observation before the policy acts on it (the training guard's rule, in the worker).
-
-    Raises:
-        NonFiniteValueError: Naming the key, index, value and step.
-    """
-    culprit = find_non_finite(observation)
-    if culprit is not None:
-        raise NonFiniteValueError(
-            f"Non-finite value: the ES training env returned the observation {culprit.key!r}{list(culprit.index)} = "
-            f"{culprit.value} (after all wrappers) at step {step} of an episode. Training stopped; the best model so "
-            "far is kept. Fix the env's observation (a policy cannot act on it)"
-        )
 
 
 class ESWorkerFactory:
