@@ -66,28 +66,23 @@ class CartpoleValueNet(nn.Module):
         return {"value": self.value_net(x_dict["observation"])}
 
 
+def observation_block(out_key: str, net: torch.nn.Module, obs_shape: tuple[int, ...]) -> TorchModelBlock:
+    """Wraps a network of the ``observation`` input as a maze block (tensor dict in, tensor dict out)."""
+    return TorchModelBlock(
+        in_keys="observation", out_keys=out_key, in_shapes=obs_shape, in_num_dims=[2], out_num_dims=2, net=net
+    )
+
+
 def build_actor_critic(env: LogStatsWrapper) -> TorchActorCritic:
     """The policy and the critic for the env's spaces."""
-    observation_space = env.observation_space
-    obs_shape = observation_space.spaces["observation"].shape
-    policy_net = TorchModelBlock(
-        in_keys="observation",
-        out_keys="action",
-        in_shapes=obs_shape,
-        in_num_dims=[2],
-        out_num_dims=2,
-        net=CartpolePolicyNet({"observation": obs_shape}, {"action": (env.action_space.spaces["action"].n,)}),
+    obs_shape = env.observation_space.spaces["observation"].shape
+    n_actions = env.action_space.spaces["action"].n
+    policy_net = observation_block(
+        "action", CartpolePolicyNet({"observation": obs_shape}, {"action": (n_actions,)}), obs_shape
     )
     distribution_mapper = DistributionMapper(action_space=env.action_space, distribution_mapper_config={})
     policy = TorchPolicy(networks={0: policy_net}, distribution_mapper=distribution_mapper, device="cpu")
-    value_net = TorchModelBlock(
-        in_keys="observation",
-        out_keys="value",
-        in_shapes=obs_shape,
-        in_num_dims=[2],
-        out_num_dims=2,
-        net=CartpoleValueNet({"observation": obs_shape}),
-    )
+    value_net = observation_block("value", CartpoleValueNet({"observation": obs_shape}), obs_shape)
     critic = TorchSharedStateCritic(
         networks={0: value_net}, obs_spaces_dict=env.observation_spaces_dict, device="cpu", stack_observations=False
     )
