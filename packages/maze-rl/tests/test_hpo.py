@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,11 @@ from pathlib import Path
 import pytest
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from maze.env.errors import ConfigurationError
+from maze.rl.hpo.job_server import JobServer, JobServerError
 from maze.rl.hpo.launcher import parallel_jobs
 from maze.rl.hpo.optimizers import NevergradOptimizer, OptunaOptimizer
 from maze.rl.hpo.search_space import Choice, Interval, SearchSpace
+from omegaconf import OmegaConf
 
 SUPPORT = Path(__file__).resolve().parent / "support"
 TINY_TRAINING = [
@@ -152,15 +155,26 @@ def test_optimizers_suggest_values_in_the_space_and_find_the_optimum(optimizer_c
 
 
 def test_the_launcher_runs_no_more_jobs_at_once_than_fit_the_cpus(capsys: pytest.CaptureFixture) -> None:
-    assert parallel_jobs(n_jobs=0, cpus_per_job=1, n_pending=4, cpus=2) == 2
-    assert parallel_jobs(n_jobs=0, cpus_per_job=4, n_pending=4, cpus=16) == 4
-    assert parallel_jobs(n_jobs=3, cpus_per_job=1, n_pending=2, cpus=8) == 2
-    assert parallel_jobs(n_jobs=4, cpus_per_job=2, n_pending=4, cpus=4) == 2
+    assert parallel_jobs(n_jobs=0, cpus_per_job=1, cpus=2) == 2
+    assert parallel_jobs(n_jobs=0, cpus_per_job=4, cpus=16) == 4
+    assert parallel_jobs(n_jobs=3, cpus_per_job=1, cpus=8) == 3
+    assert parallel_jobs(n_jobs=4, cpus_per_job=2, cpus=4) == 2
     assert "exceed the 4 CPUs" in capsys.readouterr().out
-    assert parallel_jobs(n_jobs=0, cpus_per_job=8, n_pending=4, cpus=4) == 1
+    assert parallel_jobs(n_jobs=0, cpus_per_job=8, cpus=4) == 1
 
 
 def test_a_missing_optimization_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "optuna", None)
     with pytest.raises(ConfigurationError, match=r"pip install 'maze-rl\[optuna\]'"):
         OptunaOptimizer(SearchSpace({"x": Interval(0.0, 1.0)}), True, 0, 4, 2)
+
+
+def test_a_dead_job_server_is_one_clear_error_not_a_hang() -> None:
+    server = JobServer(hydra_context=None, task_function=None, preload=lambda: None)
+    os.kill(server._process.pid, signal.SIGKILL)
+    server._process.join()
+    with pytest.raises(JobServerError, match=r"job server died \(exit code -9\)"):
+        server.finished()
+    with pytest.raises(JobServerError, match="job server is gone"):
+        server.submit(0, OmegaConf.create({}))
+    server.close()

@@ -32,24 +32,28 @@ class MazeLocalLauncher(Launcher):
         self.cpus_per_job = int(cpus_per_job)
         self.config: Any = None
         self.hydra_context: Any = None
-        self.task_function: Any = None
+        self.server: Any = None
+        self.parallel = 1
 
     def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
-        """Keeps the context for :meth:`launch`."""
-        self.config, self.hydra_context, self.task_function = config, hydra_context, task_function
+        """Starts the job server, which imports the jobs' modules while the sweeper composes the jobs."""
+        from hydra.core.utils import configure_log, setup_globals
+        from maze.rl.hpo.job_server import JobServer
+        from maze.rl.hpo.launcher import cpus_of_job, parallel_jobs, preload_job_modules
+
+        setup_globals()
+        configure_log(config.hydra.hydra_logging, config.hydra.verbose)
+        self.config, self.hydra_context = config, hydra_context
+        self.parallel = parallel_jobs(self.n_jobs, self.cpus_per_job or cpus_of_job(config))
+        drawing = self.parallel > 1
+        self.server = JobServer(hydra_context, task_function, lambda: preload_job_modules(config, drawing=drawing))
 
     def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[Any]:
         """Runs the jobs; returns one JobReturn each (failed jobs do not stop the others)."""
         from maze.rl.hpo.launcher import launch_in_processes
 
         return launch_in_processes(
-            self.hydra_context,
-            self.task_function,
-            self.config,
-            job_overrides,
-            initial_job_idx,
-            n_jobs=self.n_jobs,
-            cpus_per_job=self.cpus_per_job,
+            self.hydra_context, self.server, self.config, job_overrides, initial_job_idx, self.parallel
         )
 
 

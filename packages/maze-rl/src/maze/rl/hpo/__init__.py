@@ -8,4 +8,5 @@ The Hydra plugins (``hydra_plugins.maze_hpo``: ``MazeNevergradSweeper``, ``MazeO
 * :mod:`maze.rl.hpo.optimizers`: ask/tell over nevergrad or Optuna (optional extras).
 * :mod:`maze.rl.hpo.sweep`: the sweep loop, failed jobs, the summary table.
 * :mod:`maze.rl.hpo.launcher`: jobs in parallel local processes, within the CPUs.
+* :mod:`maze.rl.hpo.job_server`: the process the launcher forks the jobs from.
 """

@@ -1,8 +1,9 @@
 """Run the jobs of a sweep in parallel local processes (the ``hydra/launcher=local`` launcher).
 
-Every job runs in its own child process (forked, so the task and its config need no
-pickling, and with the job's modules imported once in the launcher), in its own sweep subdirectory, exactly as Hydra's basic launcher would run it
-in-process: ``maze_cli.log`` and ``.hydra/`` included. The console gets one line when a job
+Every job runs in its own process, forked from the sweep's job server
+(:mod:`maze.rl.hpo.job_server`, which imported the jobs' modules once), in its own sweep
+subdirectory, exactly as Hydra's basic launcher would run it in-process: ``maze_cli.log`` and
+``.hydra/`` included. The console gets one line when a job
 starts and one when it ends; a job's own output is in its ``maze_cli.log``. A job that
 raises or whose process dies is a failed :class:`~hydra.core.utils.JobReturn`; the other
 jobs go on.
@@ -14,21 +15,16 @@ worker processes (``runner=local``), else one.
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.connection
 import os
-import sys
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
+from maze.rl.hpo.job_server import JobOutcome, JobServer
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 __all__ = ["cpus_of_job", "launch_in_processes", "parallel_jobs", "preload_job_modules"]
-
-_MESSAGE_LIMIT = 2000
-"""Characters of a failed job's error message sent back to the launcher."""
 
 
 def cpus_of_job(job_config: DictConfig) -> int:
@@ -40,8 +36,8 @@ def cpus_of_job(job_config: DictConfig) -> int:
     return 1
 
 
-def parallel_jobs(n_jobs: int, cpus_per_job: int, n_pending: int, cpus: Optional[int] = None) -> int:
-    """Processes to run at once: ``n_jobs`` (0: as many as fit), at most what fits ``cpus``, at most ``n_pending``."""
+def parallel_jobs(n_jobs: int, cpus_per_job: int, cpus: Optional[int] = None) -> int:
+    """Processes to run at once: ``n_jobs`` (0: as many as fit), at most what fits ``cpus``."""
     cpus = cpus or os.cpu_count() or 1
     fit = max(1, cpus // max(1, cpus_per_job))
     wanted = n_jobs if n_jobs > 0 else fit
@@ -51,7 +47,7 @@ def parallel_jobs(n_jobs: int, cpus_per_job: int, n_pending: int, cpus: Optional
             "(runner.concurrency * parallel jobs <= CPUs)",
             flush=True,
         )
-    return max(1, min(wanted, fit, n_pending))
+    return min(wanted, fit)
 
 
 def preload_job_modules(job_config: DictConfig, drawing: bool = True) -> None:
@@ -89,105 +85,44 @@ def preload_job_modules(job_config: DictConfig, drawing: bool = True) -> None:
 
 def launch_in_processes(
     hydra_context: Any,
-    task_function: Any,
+    server: JobServer,
     config: DictConfig,
     job_overrides: Sequence[Sequence[str]],
     initial_job_idx: int,
-    n_jobs: int = 0,
-    cpus_per_job: int = 0,
+    parallel: int,
 ) -> list[Any]:
-    """Runs one job per override list in child processes; returns their JobReturns in order.
+    """Runs one job per override list in processes of the job server; returns their JobReturns in order.
 
     Args:
         hydra_context: Hydra's context (config loader, callbacks).
-        task_function: The Hydra task (``maze-run``'s job).
+        server: The job server (started when the launcher was set up).
         config: The sweep config (``hydra.sweep.dir``, ``hydra.sweep.subdir``).
         job_overrides: The overrides of each job.
         initial_job_idx: Number of the first job (``hydra.job.num``).
-        n_jobs: Processes at once (0: as many as fit the CPUs).
-        cpus_per_job: CPUs per job (0: see :func:`cpus_of_job`).
+        parallel: Jobs at once (see :func:`parallel_jobs`).
     """
-    from hydra.core.utils import configure_log, setup_globals
-
-    setup_globals()
-    configure_log(config.hydra.hydra_logging, config.hydra.verbose)
     Path(str(config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
-    if not job_overrides:
-        return []
-
-    def compose(offset: int) -> DictConfig:
-        """The config of job ``offset`` (composed when the job is about to start, while others run)."""
-        job_config = hydra_context.config_loader.load_sweep_config(config, list(job_overrides[offset]))
-        with open_dict(job_config):
-            job_config.hydra.job.id = job_config.hydra.job.num = initial_job_idx + offset
-        return job_config
-
-    configs: list[Optional[DictConfig]] = [compose(0)] + [None] * (len(job_overrides) - 1)
-    parallel = parallel_jobs(n_jobs, cpus_per_job or cpus_of_job(configs[0]), len(configs))
-    preload_job_modules(configs[0], drawing=parallel > 1)
-    print(f"[launcher] {len(configs)} jobs, {parallel} at a time, in {config.hydra.sweep.dir}", flush=True)
-    context = multiprocessing.get_context("fork")
-    pending = deque(range(len(configs)))
-    running: dict[Any, tuple[int, Any, Any]] = {}
-    results: list[Any] = [None] * len(configs)
-    while pending or running:
-        while pending and len(running) < parallel:
+    parallel = min(parallel, len(job_overrides))
+    print(f"[launcher] {len(job_overrides)} jobs, {parallel} at a time, in {config.hydra.sweep.dir}", flush=True)
+    pending = deque(range(len(job_overrides)))
+    configs: dict[int, DictConfig] = {}
+    results: list[Any] = [None] * len(job_overrides)
+    while pending or configs:
+        while pending and len(configs) < parallel:
             index = pending.popleft()
-            configs[index] = configs[index] or compose(index)
-            receiver, sender = context.Pipe(duplex=False)
-            process = context.Process(target=_run_child, args=(sender, hydra_context, task_function, configs[index]))
-            process.start()
-            sender.close()
-            running[receiver] = (index, process, receiver)
-            print(f"[launcher] #{configs[index].hydra.job.num} started: {' '.join(job_overrides[index])}", flush=True)
-        for ready in multiprocessing.connection.wait(list(running)):
-            index, process, receiver = running.pop(ready)
-            outcome = _receive(receiver)
-            process.join()
-            results[index] = _job_return(configs[index], job_overrides[index], outcome, process.exitcode)
+            configs[index] = job_config = hydra_context.config_loader.load_sweep_config(
+                config, list(job_overrides[index])
+            )
+            with open_dict(job_config):
+                job_config.hydra.job.id = job_config.hydra.job.num = initial_job_idx + index
+            server.submit(index, job_config)
+            print(f"[launcher] #{job_config.hydra.job.num} started: {' '.join(job_overrides[index])}", flush=True)
+        index, outcome, exit_code = server.finished()
+        results[index] = _job_return(configs.pop(index), job_overrides[index], outcome, exit_code)
     return results
 
 
-def _receive(receiver: Any) -> Optional[tuple[str, Any]]:
-    try:
-        return receiver.recv()
-    except (EOFError, OSError):  # the process died before sending
-        return None
-    finally:
-        receiver.close()
-
-
-def _run_child(sender: Any, hydra_context: Any, task_function: Any, job_config: DictConfig) -> None:
-    """The child process: runs the job with Hydra's ``run_job`` and sends ``(status, value or message)``."""
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.core.utils import JobStatus, run_job
-
-    devnull = open(os.devnull, "w", encoding="utf-8")  # the job's output goes to its maze_cli.log
-    sys.stdout = sys.stderr = devnull
-    try:
-        HydraConfig.instance().set_config(job_config)
-        result = run_job(
-            hydra_context=hydra_context,
-            task_function=task_function,
-            config=job_config,
-            job_dir_key="hydra.sweep.dir",
-            job_subdir_key="hydra.sweep.subdir",
-        )
-        if result.status == JobStatus.COMPLETED:
-            outcome = ("completed", result._return_value)
-        else:
-            error = result._return_value
-            outcome = ("failed", f"{type(error).__name__}: {error}"[:_MESSAGE_LIMIT])
-    except BaseException as error:  # noqa: BLE001 - reported to the launcher, never lost
-        outcome = ("failed", f"{type(error).__name__}: {error}"[:_MESSAGE_LIMIT])
-    try:
-        sender.send(outcome)
-    except Exception as error:  # an unpicklable return value
-        sender.send(("failed", f"the job's return value cannot be sent back: {error}"))
-    sender.close()
-
-
-def _job_return(job_config: DictConfig, overrides: Sequence[str], outcome: Any, exit_code: Optional[int]) -> Any:
+def _job_return(job_config: DictConfig, overrides: Sequence[str], outcome: JobOutcome, exit_code: Optional[int]) -> Any:
     """The JobReturn of a finished child process (failed with the error message, or completed)."""
     from hydra.core.utils import JobReturn, JobStatus
     from maze.rl.cli import JobFailedError
