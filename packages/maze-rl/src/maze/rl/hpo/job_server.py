@@ -86,9 +86,20 @@ class JobServer:
 def _serve(
     requests: Any, request_writer: Any, results: Any, hydra_context: Any, task_function: Any, preload: Any
 ) -> None:
-    """The server process: imports the jobs' modules, then forks a job per request and reports its end."""
+    """The server process: imports the jobs' modules, then forks a job per request and reports its end.
+
+    Ctrl-C ends it quietly: the sweep command and the jobs get the interrupt themselves.
+    """
     request_writer.close()  # the sweep command's copy alone keeps the request pipe open
-    preload()
+    try:
+        preload()
+        _serve_requests(requests, results, hydra_context, task_function)
+    except KeyboardInterrupt:
+        pass
+
+
+def _serve_requests(requests: Any, results: Any, hydra_context: Any, task_function: Any) -> None:
+    """Forks a job per request until the request pipe closes and every job has ended."""
     context = multiprocessing.get_context("fork")
     running: dict[Any, tuple[int, Any]] = {}
     open_requests = True
