@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
@@ -65,3 +66,27 @@ class ObjectiveRunner(Runner):
         if self.x > self.crash_above:
             os._exit(3)
         return -((self.x - 0.3) ** 2)
+
+
+class RendezvousRunner(Runner):
+    """Meets the other jobs of its group: job ``job`` is in group ``job // parties``; fails after ``timeout`` s alone.
+
+    Each job leaves a file ``<group>-<pid>`` in ``directory`` and waits until ``parties`` such
+    files exist, so a sweep of these jobs completes only if the launcher runs ``parties`` at once.
+    """
+
+    def __init__(self, directory: str, job: int, parties: int = 2, timeout: float = 20.0, **kwargs: Any) -> None:
+        self.directory, self.group, self.parties, self.timeout = directory, int(job) // parties, parties, timeout
+
+    def setup(self, cfg: Any) -> None:
+        pass
+
+    def run(self) -> Optional[float]:
+        os.makedirs(self.directory, exist_ok=True)
+        open(os.path.join(self.directory, f"{self.group}-{os.getpid()}"), "w").close()
+        deadline = time.monotonic() + self.timeout
+        while len([name for name in os.listdir(self.directory) if name.startswith(f"{self.group}-")]) < self.parties:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no other job of group {self.group} ran within {self.timeout} s")
+            time.sleep(0.01)
+        return 1.0
