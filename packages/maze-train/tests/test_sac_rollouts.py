@@ -9,8 +9,17 @@ import numpy as np
 import pytest
 import torch
 from maze.env.errors import ConfigurationError
-from maze.train.replay import RolloutReplayBuffer, TransitionBatch, env_rollouts, rollout_to_transitions
-from maze.train.rollout.collector import RolloutBatch, SubStepBatch
+from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
+from maze.env.vector.sequential import SequentialVectorEnv
+from maze.train.replay import (
+    DummyDistributedWorkersWithBuffer,
+    RolloutReplayBuffer,
+    TransitionBatch,
+    env_rollouts,
+    rollout_to_transitions,
+)
+from maze.train.rollout.collector import RolloutBatch, RolloutCollector, SubStepBatch
+from maze.train.trainers.sac.demonstrations import demonstration_rollouts
 from maze.train.trainers.sac.sac_runners import SACDevRunner
 from test_replay_buffer import transitions
 from test_sac import demonstrations_config, record_episodes, sac_config, set_up
@@ -150,6 +159,12 @@ def test_sac_local_workers_store_their_rollouts_whole(tmp_path: Path) -> None:
     assert_stored_rollouts_are_consecutive_steps(buffer)
 
 
+def test_demonstrations_are_cut_to_whole_rollouts() -> None:
+    assert demonstration_rollouts(transitions(0, 10), 4).rewards.tolist() == list(range(8))
+    with pytest.raises(ConfigurationError, match="the 3 demonstration transitions make no rollout of algorithm.n_"):
+        demonstration_rollouts(transitions(0, 3), 4)
+
+
 def test_sacfd_demonstrations_become_rollouts_of_consecutive_transitions(tmp_path: Path) -> None:
     data = record_episodes(tmp_path, "CartPole-v1")
     config = sac_config(**WHOLE, n_rollout_steps=4, n_epochs=1, epoch_length=2)
@@ -166,11 +181,21 @@ def test_sacfd_demonstrations_become_rollouts_of_consecutive_transitions(tmp_pat
         stored.reshape(whole, 4), demonstrations._storage["observations"]["observation"][:whole]
     )
     reference.trainer.close()
+    reference.close()
     runner.run()
     assert len(buffer) == whole + 2 * 4
 
 
-def test_structured_envs_and_too_small_buffers_are_refused(tmp_path: Path) -> None:
+def test_the_initial_fill_stops_at_the_capacity_and_bad_combinations_are_refused(tmp_path: Path) -> None:
+    runner = set_up(tmp_path / "full", sac_config(**WHOLE, n_rollout_steps=4, replay_buffer_size=30))
+    assert len(runner.trainer.workers.replay_buffer) == 28  # initial_buffer_size 32 > the 7 rollouts it holds
+    runner.trainer.close()
+    runner.close()
+    buffers = {"main": RolloutReplayBuffer(buffer_size=12, rollout_length=3)}
+    collector = RolloutCollector(SequentialVectorEnv([lambda: GymMazeEnv("CartPole-v1")]), 4, [0])
+    with pytest.raises(ValueError, match=r"store rollouts of \{3\} steps; the workers collect 4"):
+        DummyDistributedWorkersWithBuffer(collector, None, buffers)
+    collector.env.close()
     with pytest.raises(
         ConfigurationError,
         match=r"whole rollouts of flat envs; this env has the sub-steps \['choose', 'place'\]. Set algorithm.split_",

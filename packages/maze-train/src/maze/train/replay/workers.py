@@ -118,7 +118,10 @@ class BaseDistributedWorkersWithBuffer(ABC):
         return sum(len(buffer) for buffer in self.replay_buffers.values())
 
     def add_transitions(self, transitions: Sequence[TransitionBatch[np.ndarray]]) -> None:
-        """Adds externally collected transitions of a flat env (e.g. demonstrations) to its buffer."""
+        """Adds externally collected transitions of a flat env (e.g. demonstrations) to its buffer.
+
+        A buffer of whole rollouts takes every batch as consecutive rollouts of its rollout length.
+        """
         for batch in transitions:
             self.replay_buffer.add_transitions(batch)
 
