@@ -8,6 +8,9 @@ With ``runner=local`` one worker process acts with a policy copy about two itera
 (``SACEvents.policy_lag``); seeds 0 and 1 reached 285 and 434 after 2,000 and 3,500 env steps
 (not deterministic: the workers run asynchronously). Killing that worker stops the run with one
 error line and leaves no process behind.
+With ``algorithm.split_rollouts_into_transitions=false`` (whole rollouts of 4 steps in the buffer,
+batches of 16 rollouts = 64 transitions, 4 gradient steps per rollout: again one per env step)
+seeds 0, 1, 2 reached 250 after 2,000, 2,500 and 3,000 env steps.
 Continuous SAC on Pendulum-v1 (3 seeds against stable-baselines3) is measured by
 ``nox -s bench -- --only sac``.
 """
@@ -51,6 +54,25 @@ def test_discrete_sac_learns_cartpole(tmp_path: Path) -> None:
     assert summary["best_eval_reward"] >= TARGET
     assert summary["env_steps"] <= 500 + 8 * 500
     assert "SACEvents" in result.stdout and "entropy_coef" in result.stdout
+
+
+def test_discrete_sac_learns_cartpole_from_whole_rollouts(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    whole_rollouts = (
+        "algorithm.split_rollouts_into_transitions=false",
+        "algorithm.n_rollout_steps=4",
+        "algorithm.batch_size=16",
+        "algorithm.num_batches_per_iter=4",
+        "algorithm.epoch_length=125",
+    )
+    result = maze_run(*SAC_CARTPOLE, *whole_rollouts, *seeds(0), f"algorithm.target_reward={TARGET}", run_dir=run_dir)
+    assert_success(result)
+    summary = training_summary(run_dir)
+    assert summary["solved"] and summary["best_eval_reward"] >= TARGET, summary
+    assert summary["env_steps"] <= 500 + 8 * 500
+    sizes = scalar_series(run_dir, "train_SACEvents/buffer_size")
+    # The last epoch's mean of the transitions stored after each of its 125 iterations (4 per rollout).
+    assert sizes and sizes[-1] == summary["env_steps"] - 500 + 4 * 63, sizes
 
 
 def test_local_runner_learns_cartpole_with_worker_processes(tmp_path: Path) -> None:

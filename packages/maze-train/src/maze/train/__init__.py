@@ -49,6 +49,7 @@ _EXPORTS = {
     "SACDevRunner": "maze.train.trainers.sac.sac_runners",
     "BaseReplayBuffer": "maze.train.replay",
     "UniformReplayBuffer": "maze.train.replay",
+    "RolloutReplayBuffer": "maze.train.replay",
     "BaseDistributedWorkersWithBuffer": "maze.train.replay",
     "DummyDistributedWorkersWithBuffer": "maze.train.replay",
     "SubprocDistributedWorkersWithBuffer": "maze.train.replay",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Optional, TypeVar, Union
 
@@ -38,9 +38,22 @@ class TransitionBatch(Generic[ArrayT]):
     def __len__(self) -> int:
         return int(self.rewards.shape[0])
 
+    def map(self, function: Callable[[ArrayT], Any]) -> TransitionBatch:
+        """A batch of ``function`` applied to every array or tensor (e.g. a slice, a reshape, a device move)."""
+        return _to_batch(_map(_fields(self), function))
+
 
 class BaseReplayBuffer(ABC):
     """Stores transitions and samples training batches from them."""
+
+    buffer_size: int
+    """Capacity in transitions."""
+    rollout_length: Optional[int] = None
+    """Steps of the whole rollout every entry holds (None: entries are single transitions).
+
+    Workers hand such a buffer the transitions of each env's rollout, rollout by rollout
+    (see :mod:`maze.train.replay.rollout_buffer`).
+    """
 
     @abstractmethod
     def add_transitions(self, batch: TransitionBatch[np.ndarray]) -> None:
@@ -62,7 +75,7 @@ class BaseReplayBuffer(ABC):
     def sample_batch(
         self, n_samples: int, learner_device: Union[str, torch.device] = "cpu"
     ) -> TransitionBatch[torch.Tensor]:
-        """``n_samples`` stored transitions as tensors on ``learner_device``."""
+        """``n_samples`` entries (transitions, or whole rollouts flattened) as tensors on ``learner_device``."""
 
     @abstractmethod
     def __len__(self) -> int:
@@ -129,7 +142,7 @@ class UniformReplayBuffer(BaseReplayBuffer):
         device = torch.device(learner_device)
         if device.type == "cpu":
             return self._batch_tensors
-        return _to_batch(_map(_fields(self._batch_tensors), lambda tensor: tensor.to(device, non_blocking=True)))
+        return self._batch_tensors.map(lambda tensor: tensor.to(device, non_blocking=True))
 
 
 def _fields(batch: TransitionBatch) -> dict[str, Any]:

@@ -6,7 +6,8 @@ behaviour log-probabilities SAC does not need): each holds a copy of the policy,
 env and puts whole rollouts (with the policy version they were produced with and the
 statistics of the episodes that ended) into a bounded queue. The learner splits them into
 transitions for its buffers (per sub-step of structured envs, continuing each worker's
-previous rollout: see :mod:`maze.train.replay.substep_transitions`) and broadcasts the
+previous rollout: see :mod:`maze.train.replay.substep_transitions`; buffers of whole rollouts
+store each rollout whole: see :mod:`maze.train.replay.rollout_buffer`) and broadcasts the
 policy's state dict after every iteration through shared memory; a worker loads the newest
 weights before each rollout.
 
@@ -35,9 +36,8 @@ from maze.env.vector.sequential import SequentialVectorEnv
 from maze.train.distributed.subproc_actors import SubprocDistributedActors
 from maze.train.guards import NonFiniteGuard
 from maze.train.replay.replay_buffer import BaseReplayBuffer
-from maze.train.replay.substep_transitions import SubStepTransitions
 from maze.train.replay.workers import BaseDistributedWorkersWithBuffer, DummyDistributedWorkersWithBuffer
-from maze.train.rollout.collector import RolloutCollector
+from maze.train.rollout.collector import RolloutBatch, RolloutCollector
 
 __all__ = ["SubprocDistributedWorkersWithBuffer"]
 
@@ -89,7 +89,9 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         self._in_process_seeds = list(seeds[num_workers:])
         self._in_process: Optional[DummyDistributedWorkersWithBuffer] = None
         self._episode_stats: list[EpisodeStatsBatch] = []
-        self._transitions: defaultdict[int, SubStepTransitions] = defaultdict(SubStepTransitions)
+        self._transitions: defaultdict[int, Callable[[RolloutBatch], Mapping[StepKeyType, Any]]] = defaultdict(
+            self._splitter
+        )
         """One per worker: its consecutive rollouts complete each other's transitions."""
         self._started = False
 

@@ -20,6 +20,7 @@ from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.vector_stats import collect_episode_stats
 from maze.train.guards import NonFiniteGuard
 from maze.train.replay.replay_buffer import BaseReplayBuffer, TransitionBatch
+from maze.train.replay.rollout_buffer import env_rollouts
 from maze.train.replay.substep_transitions import SubStepTransitions
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector
 from maze.train.utils import stack_numpy_dict_list
@@ -52,12 +53,17 @@ class BaseDistributedWorkersWithBuffer(ABC):
 
     A flat env has one sub-step and one buffer; in a structured env every sub-step's actors
     store their own transitions (see :mod:`maze.train.replay.substep_transitions`) in the
-    buffer of their sub-step key.
+    buffer of their sub-step key. Buffers of whole rollouts
+    (:class:`~maze.train.replay.rollout_buffer.RolloutReplayBuffer`, flat envs) get every env's
+    rollout whole.
 
     Args:
         replay_buffers: Sub-step key -> the buffer the workers fill and the learner samples from.
         n_envs: Envs stepped by one :meth:`collect_rollouts` (all workers together).
         n_rollout_steps: Env steps per env and rollout.
+
+    Raises:
+        ValueError: If buffers of whole rollouts hold rollouts of another length than ``n_rollout_steps``.
     """
 
     guard: NonFiniteGuard
@@ -76,6 +82,13 @@ class BaseDistributedWorkersWithBuffer(ABC):
         self.replay_buffers = dict(replay_buffers)
         self.n_envs = n_envs
         self.n_rollout_steps = n_rollout_steps
+        lengths = {buffer.rollout_length for buffer in self.replay_buffers.values()}
+        if lengths not in ({None}, {n_rollout_steps}):
+            raise ValueError(
+                f"the replay buffers store rollouts of {lengths} steps; the workers collect {n_rollout_steps}"
+            )
+        self.whole_rollouts = lengths == {n_rollout_steps}
+        """The buffers store whole rollouts (:mod:`maze.train.replay.rollout_buffer`), else transitions."""
         self.on_env_steps: Optional[Callable[[int], Any]] = None
         """Called with the number of env steps whenever some were collected (e.g. a progress bar's ``update``)."""
 
@@ -105,7 +118,10 @@ class BaseDistributedWorkersWithBuffer(ABC):
         return sum(len(buffer) for buffer in self.replay_buffers.values())
 
     def add_transitions(self, transitions: Sequence[TransitionBatch[np.ndarray]]) -> None:
-        """Adds externally collected transitions of a flat env (e.g. demonstrations) to its buffer."""
+        """Adds externally collected transitions of a flat env (e.g. demonstrations) to its buffer.
+
+        A buffer of whole rollouts takes every batch as consecutive rollouts of its rollout length.
+        """
         for batch in transitions:
             self.replay_buffer.add_transitions(batch)
 
@@ -120,6 +136,14 @@ class BaseDistributedWorkersWithBuffer(ABC):
             for key, buffer in self.replay_buffers.items()
             if len(buffer)
         }
+
+    def _splitter(self) -> Callable[[RolloutBatch], Mapping[StepKeyType, TransitionBatch[np.ndarray]]]:
+        """Turns consecutive rollouts of one vector env into what the buffers store, by sub-step key.
+
+        Whole rollouts env by env (:func:`env_rollouts`) for buffers of rollouts, else the
+        transitions per sub-step (a new :class:`SubStepTransitions`).
+        """
+        return env_rollouts if self.whole_rollouts else SubStepTransitions()
 
     def _store(self, rollout: RolloutBatch, transitions: Callable[[RolloutBatch], Mapping[StepKeyType, Any]]) -> int:
         """Adds the transitions of ``rollout`` (unless a reward is not finite); returns how many."""
@@ -155,7 +179,7 @@ class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         self.collector = collector
         self.policy = policy
         super().__init__(replay_buffers, collector.env.n_envs, collector.n_steps)
-        self._transitions = SubStepTransitions()
+        self._transitions = self._splitter()
 
     @property  # type: ignore[override]
     def guard(self) -> NonFiniteGuard:

@@ -20,7 +20,8 @@ class SACAlgorithmConfig(AlgorithmConfig):
         entropy_coef: The entropy coefficient alpha (the start value with ``entropy_tuning``).
         gamma: Discount per env step.
         max_grad_norm: Clip each network's gradient norm to this value (0: no clipping).
-        batch_size: Transitions per gradient step.
+        batch_size: Transitions per gradient step (with ``split_rollouts_into_transitions: false``:
+            whole rollouts, ``batch_size * n_rollout_steps`` transitions).
         num_batches_per_iter: Gradient steps per iteration (one iteration collects
             ``rollouts_per_iteration`` rollouts first).
         num_actors: Envs (workers) collecting transitions side by side.
@@ -35,12 +36,21 @@ class SACAlgorithmConfig(AlgorithmConfig):
         target_entropy_multiplier: Multiplies the default target entropy: ``-dim(A)`` for
             continuous actions, ``0.98 * log|A|`` (summed over heads) for discrete ones.
         entropy_coef_lr: Learning rate of the entropy tuning (Adam on ``log alpha``).
-        replay_buffer_size: Capacity of the replay buffer (transitions).
+        replay_buffer_size: Capacity of the replay buffer in transitions (with
+            ``split_rollouts_into_transitions: false``: ``replay_buffer_size // n_rollout_steps``
+            whole rollouts, so it still bounds the transitions).
         initial_buffer_size: Transitions (per sub-step) collected with ``initial_sampling_policy``
-            before the first update (SACfD: demonstrations are used instead).
+            before the first update (at most the buffer's capacity; SACfD: demonstrations are used instead).
         initial_sampling_policy: Config of the policy that fills the buffer initially.
         rollouts_per_iteration: Rollouts collected per iteration.
-        split_rollouts_into_transitions: Store transitions (the supported mode).
+        split_rollouts_into_transitions: True: every collected transition is one buffer entry and
+            a batch is ``batch_size`` transitions sampled uniformly. False (flat envs only): every
+            rollout (the ``n_rollout_steps`` consecutive steps one env collects; they run on across
+            episode ends) is one entry of a ring buffer of rollouts, and a batch is ``batch_size``
+            rollouts sampled uniformly, flattened rollout by rollout, so sequences stay whole and
+            in order (e.g. for sequence models); the targets still use each transition's own next
+            observation and done flag. SACfD demonstrations are cut into rollouts of
+            ``n_rollout_steps`` consecutive transitions (the remainder is left out).
         n_epochs: Epochs to train (0: until ``patience`` or ``target_reward``).
         epoch_length: Iterations per epoch; statistics and evaluation follow each epoch.
         patience: Stop after this many epochs without a new best evaluation score.

@@ -17,7 +17,7 @@ from maze.rollout.datasets.trajectory_processor import TrajectoryProcessor
 from maze.train.replay.replay_buffer import TransitionBatch
 from maze.train.utils import stack_numpy_dict_list
 
-__all__ = ["load_demonstrations", "records_to_transitions"]
+__all__ = ["demonstration_rollouts", "load_demonstrations", "records_to_transitions"]
 
 
 def load_demonstrations(config: Any, conversion_env_factory: Callable[[], Any]) -> Sequence[SpacesRecord]:
@@ -89,3 +89,25 @@ def records_to_transitions(
     }
     batch.actions = {key: value.astype(action_space[key].dtype) for key, value in batch.actions.items()}
     return batch
+
+
+def demonstration_rollouts(
+    transitions: TransitionBatch[np.ndarray], n_rollout_steps: int
+) -> TransitionBatch[np.ndarray]:
+    """The first ``R * n_rollout_steps`` of the ``M`` demonstration transitions, ``R = M // n_rollout_steps``.
+
+    For buffers of whole rollouts (``split_rollouts_into_transitions: false``), which cut them
+    into ``R`` rollouts of ``n_rollout_steps`` consecutive transitions in the dataset's order
+    (episode by episode): like a worker's rollouts, a rollout runs on across episode ends. The
+    last ``M % n_rollout_steps`` transitions, too few for a rollout, are left out.
+
+    Raises:
+        ConfigurationError: If there are fewer than ``n_rollout_steps`` transitions.
+    """
+    count = len(transitions) - len(transitions) % n_rollout_steps
+    if count == 0:
+        raise ConfigurationError(
+            f"the {len(transitions)} demonstration transitions make no rollout of algorithm.n_rollout_steps="
+            f"{n_rollout_steps} steps; record more episodes or lower algorithm.n_rollout_steps"
+        )
+    return transitions.map(lambda value: value[:count])

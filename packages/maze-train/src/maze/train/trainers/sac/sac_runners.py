@@ -14,7 +14,8 @@ from maze.perception.agent.torch_state_action_critic import TorchStateActionCrit
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.train.distributed.subproc_actors import start_fork_server
-from maze.train.replay.replay_buffer import UniformReplayBuffer
+from maze.train.replay.replay_buffer import BaseReplayBuffer, UniformReplayBuffer
+from maze.train.replay.rollout_buffer import RolloutReplayBuffer
 from maze.train.replay.subproc_workers import SubprocDistributedWorkersWithBuffer
 from maze.train.replay.workers import (
     BaseDistributedWorkersWithBuffer,
@@ -25,7 +26,11 @@ from maze.train.rollout.collector import RolloutCollector
 from maze.train.runners.actor_critic_runners import ACRunner
 from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, build_vector_env
 from maze.train.trainers.sac.config import SACAlgorithmConfig
-from maze.train.trainers.sac.demonstrations import load_demonstrations, records_to_transitions
+from maze.train.trainers.sac.demonstrations import (
+    demonstration_rollouts,
+    load_demonstrations,
+    records_to_transitions,
+)
 
 __all__ = ["SACDevRunner", "SACRunner"]
 
@@ -34,9 +39,11 @@ class SACRunner(ACRunner):
     """Builds a SAC trainer: twin Q critics, a replay buffer, its workers, an evaluator and model selection.
 
     The buffer is filled before training: from ``initial_demonstration_trajectories`` (SACfD)
-    or with ``initial_buffer_size`` transitions of ``algorithm.initial_sampling_policy``. When
-    resuming from ``input_dir`` the model, Q networks, optimizers and entropy coefficient are
-    restored; the buffer's transitions are not saved and are collected anew.
+    or with ``initial_buffer_size`` transitions of ``algorithm.initial_sampling_policy``. With
+    ``algorithm.split_rollouts_into_transitions: false`` (flat envs) it stores every worker's
+    rollout whole (:class:`RolloutReplayBuffer`). When resuming from ``input_dir`` the model,
+    Q networks, optimizers and entropy coefficient are restored; the buffer's transitions are
+    not saved and are collected anew.
 
     Args:
         trainer_class: Dotted path (or class) of the trainer.
@@ -101,10 +108,11 @@ class SACRunner(ACRunner):
                 f"SAC needs a state-action critic (Q(s, a)), got {type(model.critic).__name__}; use "
                 "critic=template_state_action (template models) or critic=flatten_concat_state_action"
             )
-        if not config.split_rollouts_into_transitions:
+        step_keys = list(self.spaces_config.action_spaces_dict)
+        if not config.split_rollouts_into_transitions and len(step_keys) > 1:
             raise ConfigurationError(
-                "algorithm.split_rollouts_into_transitions=false is not supported: the replay buffer stores "
-                "transitions; set it to true"
+                "algorithm.split_rollouts_into_transitions=false stores whole rollouts of flat envs; this env has "
+                f"the sub-steps {step_keys}. Set algorithm.split_rollouts_into_transitions=true"
             )
         second_critic = build_model_composer(self.model_config, self.spaces_config).critic.torch_critic(self.device)
         if self.input_run is not None:
@@ -123,12 +131,12 @@ class SACRunner(ACRunner):
             raise
 
     def _workers(self, config: SACAlgorithmConfig, policy: Any) -> BaseDistributedWorkersWithBuffer:
-        """The workers and one replay buffer per sub-step key (each sub-step's actors store their own transitions)."""
+        """The workers and one replay buffer per sub-step key (each sub-step's actors store their own transitions).
+
+        The buffers store transitions, or whole rollouts with ``split_rollouts_into_transitions: false``.
+        """
         n_envs = config.num_actors
-        buffers = {
-            key: UniformReplayBuffer(config.replay_buffer_size, seed=self.seeding.generate_agent_instance_seed())
-            for key in self.spaces_config.action_spaces_dict
-        }
+        buffers = {key: self._replay_buffer(config) for key in self.spaces_config.action_spaces_dict}
         if self.worker_processes and self.start_method != "dummy":
             print(f"Collecting transitions with {n_envs} worker process{'es' if n_envs > 1 else ''}, one env each")
             seeds = [self.seeding.generate_env_instance_seed() for _ in range(2 * n_envs)]
@@ -142,10 +150,19 @@ class SACRunner(ACRunner):
             RolloutCollector(train_env, config.n_rollout_steps, seeds), policy, buffers
         )
 
+    def _replay_buffer(self, config: SACAlgorithmConfig) -> BaseReplayBuffer:
+        """A buffer of ``replay_buffer_size`` transitions, or of whole rollouts holding at most as many transitions."""
+        seed = self.seeding.generate_agent_instance_seed()
+        if config.split_rollouts_into_transitions:
+            return UniformReplayBuffer(config.replay_buffer_size, seed=seed)
+        return RolloutReplayBuffer(config.replay_buffer_size, config.n_rollout_steps, seed=seed)
+
     def _fill_buffer(self, config: SACAlgorithmConfig, workers: BaseDistributedWorkersWithBuffer) -> None:
         """Seeds the buffer with the demonstrations or with transitions of the initial sampling policy.
 
-        The initial sampling policy acts until every sub-step's buffer holds ``initial_buffer_size`` transitions.
+        The initial sampling policy acts until every sub-step's buffer holds ``initial_buffer_size``
+        transitions (or is full). Buffers of whole rollouts take the demonstrations as rollouts
+        of ``n_rollout_steps`` consecutive transitions (see :func:`demonstration_rollouts`).
 
         Raises:
             ConfigurationError: For demonstrations of a structured env (SACfD supports flat envs).
@@ -164,6 +181,8 @@ class SACRunner(ACRunner):
                 self.spaces_config.observation_spaces_dict[step_key],
                 self.spaces_config.action_spaces_dict[step_key],
             )
+            if not config.split_rollouts_into_transitions:
+                transitions = demonstration_rollouts(transitions, config.n_rollout_steps)
             workers.add_transitions([transitions])
             print(f"Initialized the replay buffer with {len(transitions)} demonstration transitions")
             return
@@ -174,7 +193,8 @@ class SACRunner(ACRunner):
         if hasattr(policy, "seed"):
             policy.seed(self.seeding.generate_agent_instance_seed())
         batched = BatchedPolicy(policy, workers.n_envs)
-        while min(len(buffer) for buffer in workers.replay_buffers.values()) < config.initial_buffer_size:
+        buffers = workers.replay_buffers.values()
+        while any(len(buffer) < min(config.initial_buffer_size, buffer.buffer_size) for buffer in buffers):
             workers.collect_rollouts(batched)
         print(
             f"Initialized the replay buffer with {workers.stored_transitions()} transitions of {type(policy).__name__}"
