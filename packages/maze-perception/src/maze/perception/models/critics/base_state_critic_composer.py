@@ -11,7 +11,7 @@ from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType
 from maze.perception.agent.torch_model import network_name
-from maze.perception.models.critics.critic_composer_interface import CriticComposerInterface
+from maze.perception.models.critics.critic_composer_interface import CriticComposerInterface, missing_networks_error
 from maze.perception.models.network_factory import dry_run_output_shapes, instantiate_networks
 from maze.perception.perception_utils import observation_spaces_to_in_shapes
 from torch import nn
@@ -41,10 +41,7 @@ class BaseStateCriticComposer(CriticComposerInterface):
         self.observation_spaces_dict = dict(observation_spaces_dict)
         self.agent_counts_dict = {key: 1 for key in self.observation_spaces_dict} | dict(agent_counts_dict or {})
         if not networks:
-            raise ConfigurationError(
-                f"{type(self).__name__} has no networks: give critic.networks (custom models) or use a "
-                "TemplateModelComposer, whose model_builder builds the critic"
-            )
+            raise missing_networks_error(type(self).__name__)
         obs_shapes = self._critic_obs_shapes()
         self._networks = instantiate_networks(
             networks,
