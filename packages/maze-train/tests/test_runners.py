@@ -269,9 +269,23 @@ def test_input_dir_resumes_model_optimizer_and_best_reward(ppo_run: Path, tmp_pa
     assert f"Resumed from input_dir {ppo_run}: epoch 1, {ENV_STEPS} env steps, best score" in output
     assert "optimizer state" in output
     assert "Evaluating the model of input_dir before training" in output
-    # The initial evaluation is logged at step 0, the evaluation after the epoch at step 1.
-    assert [step for step, _ in read_scalars(tmp_path)["eval_BaseEnvEvents/reward/mean"]] == [0, 1]
+    # The statistics continue the resumed run's log steps: its epoch 1 was step 1, so the initial
+    # evaluation is logged at step 1 and the next epoch's at step 2.
+    assert [step for step, _ in read_scalars(tmp_path)["eval_BaseEnvEvents/reward/mean"]] == [1, 2]
+    assert [step for step, _ in read_scalars(tmp_path)["train_BaseEnvEvents/reward/mean"]] == [2]
     assert files_of(ppo_run) == before
+
+
+def test_a_model_of_input_dir_that_reaches_the_target_stops_before_training(
+    ppo_run: Path, tmp_path: Path, capsys
+) -> None:
+    summary = train(tmp_path, job_config(input_dir=ppo_run, n_epochs=3, target_reward=-1.0))
+
+    output = capsys.readouterr().out
+    assert "Evaluating the model of input_dir before training" in output
+    assert "Training stopped: target reward -1 already reached" in output
+    assert "********** Iteration" not in output
+    assert summary["solved"] and summary["epochs"] == 1 and summary["train_seconds"] == 0.0
 
 
 def test_a_better_best_reward_of_input_dir_is_carried_over(ppo_run: Path, tmp_path: Path, capsys) -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "get_stats_logger",
     "increment_log_step",
     "get_log_step",
+    "set_log_step",
     "clear_global_state",
 ]
 
@@ -95,6 +96,11 @@ def increment_log_step() -> int:
     """Advances the log step by one and returns the new step."""
     GlobalLogState.step += 1
     return GlobalLogState.step
+
+
+def set_log_step(step: int) -> None:
+    """Sets the log step, e.g. to the epochs of a resumed run, so that its statistics continue that run's steps."""
+    GlobalLogState.step = int(step)
 
 
 def get_log_step() -> int:

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 import torch
 import yaml
 from maze.env.errors import ConfigurationError
-from maze.env.log_stats.global_state import register_log_stats_writer, unregister_log_stats_writer
+from maze.env.log_stats.global_state import register_log_stats_writer, set_log_step, unregister_log_stats_writer
 from maze.env.log_stats.writers import LogStatsWriter, LogStatsWriterConsole
 from maze.env.utils.factory import resolve_target, to_plain_config
 from maze.env.utils.loggable_config import loggable_config
@@ -180,6 +180,7 @@ class TrainingRunner(Runner):
             self.trainer.state_dir = self.run_dir
             if self.input_run is not None:
                 restored = self.trainer.restore_training_state(self.input_run.directory)
+                set_log_step(self.trainer.epochs_done)  # a resumed run's statistics continue its log steps
                 print(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored)}")
 
     def _attach_background_evaluation(self) -> None:

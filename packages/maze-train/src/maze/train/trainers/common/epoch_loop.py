@@ -77,9 +77,12 @@ class EpochLoopTrainer(ResumableTrainer):
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
         train_seconds, self._stale = 0.0, 0
+        target = self.config.target_reward
         stop: Optional[tuple[bool, str]] = None
+        if target is not None and self.best_reward >= target:  # e.g. the model of input_dir, evaluated before
+            stop = True, f"target reward {target:g} already reached ({self.best_reward:.3f}) before training"
         try:
-            while not limit or self.epochs_done < limit:
+            while stop is None and (not limit or self.epochs_done < limit):
                 epoch_start = time.perf_counter()
                 train_seconds += self._run_epoch()
                 stop = self._take_scores(self._scores(self._write_train_stats()))
