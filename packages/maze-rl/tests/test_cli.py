@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,11 +23,17 @@ def maze_run_executable() -> str:
     return found
 
 
-def maze_run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def maze_run_environment() -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key != "HYDRA_FULL_ERROR"}
     env["PYTHONPATH"] = os.pathsep.join([str(SUPPORT), *filter(None, [env.get("PYTHONPATH")])])
     env["OMP_NUM_THREADS"] = "1"
-    return subprocess.run([maze_run_executable(), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return env
+
+
+def maze_run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [maze_run_executable(), *args], cwd=cwd, env=maze_run_environment(), capture_output=True, text=True, timeout=120
+    )
 
 
 def only_run_dir(base: Path) -> Path:
@@ -155,6 +163,26 @@ def test_a_failed_multirun_job_fails_the_command(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "Error: the fake runner was told to fail" in result.stderr
     assert len(list((tmp_path / "outputs" / "sweep").rglob("maze_cli.log"))) == 2
+
+
+def test_ctrl_c_ends_a_run_with_one_line_naming_its_outputs(tmp_path: Path) -> None:
+    waiting = tmp_path / "meet"  # the runner leaves a file here, then waits for a partner that never comes
+    process = subprocess.Popen(
+        [maze_run_executable(), "runner._target_=fake_runners.RendezvousRunner", f"+runner.directory={waiting}",
+         "+runner.job=0", "+runner.timeout=60", "hydra.run.dir=run"],
+        cwd=tmp_path, env=maze_run_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (waiting.is_dir() and any(waiting.iterdir())):
+        assert process.poll() is None and time.monotonic() < deadline, "the run did not start"
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    stdout, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 130
+    assert f"Interrupted (Ctrl-C). The outputs so far are in {tmp_path / 'run'}" in stdout
+    assert "Traceback" not in stdout + stderr
 
 
 def _console_main_exit(body: str) -> subprocess.CompletedProcess:

@@ -61,10 +61,11 @@ def main() -> None:
     from maze.rl.run_dir_guard import RunDirRefused
 
     failures: list[str] = []
+    interrupted: list[str] = []
     put_start_directory_on_import_path()
 
     def job(cfg: Any) -> Optional[float]:
-        return _run_job(cfg, failures)
+        return _run_job(cfg, failures, interrupted)
 
     app = hydra.main(config_path=CONFIG_PATH, config_name=DEFAULT_CONFIG_NAME, version_base="1.3")(job)
     user_wants_full_errors = os.environ.get(_FULL_ERROR_VARIABLE) == "1"
@@ -73,6 +74,10 @@ def main() -> None:
     logging.raiseExceptions = False  # a log file that cannot be written must not mask the job's own error
     try:
         app()
+    except KeyboardInterrupt:  # no traceback; a job in this process said where its outputs are
+        if not interrupted:
+            print("\nInterrupted (Ctrl-C).", file=sys.stderr)
+        sys.exit(130)
     except JobFailedError:
         sys.exit(1)
     except RunDirRefused as refusal:
@@ -150,11 +155,12 @@ def put_start_directory_on_import_path() -> None:
         sys.path.insert(0, start)
 
 
-def _run_job(cfg: Any, failures: list[str]) -> Optional[float]:
+def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[float]:
     """The Hydra task: runs one job in its run directory and reports its errors.
 
     A failed single run is recorded in ``failures``; a failed job of a multirun raises
-    :class:`JobFailedError` so that the sweeper sees the failure.
+    :class:`JobFailedError` so that the sweeper sees the failure. Ctrl-C is reported with the
+    run directory (recorded in ``interrupted``) and passed on.
     """
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
@@ -171,6 +177,11 @@ def _run_job(cfg: Any, failures: list[str]) -> Optional[float]:
             cfg = prepare_config(cfg, get_original_cwd())
             print(OmegaConf.to_yaml(cfg), flush=True)
             return maze_run(cfg)
+        except KeyboardInterrupt:
+            resume = " (resume training with input_dir=<that directory>)" if "algorithm" in cfg else ""
+            print(f"\nInterrupted (Ctrl-C). The outputs so far are in {hydra_config.runtime.output_dir}{resume}")
+            interrupted.append(hydra_config.runtime.output_dir)
+            raise
         except Exception as error:
             _report_job_error(error)
             if hydra_config.mode == RunMode.MULTIRUN:
