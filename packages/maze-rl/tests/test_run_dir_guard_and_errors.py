@@ -32,6 +32,11 @@ def _config(run_dir: Path, overwrite: bool) -> object:
 
 def test_the_guard_refuses_a_used_directory_unless_overwriting_is_asked_for(tmp_path: Path) -> None:
     (tmp_path / ".hydra").mkdir()
+    with pytest.raises(RunDirRefused) as refused:  # an earlier start that failed before writing outputs
+        RunDirGuard().on_run_start(_config(tmp_path, overwrite=False))
+    assert "holds the config and log of an earlier start that produced no model or data" in str(refused.value)
+    assert "input_dir=" not in str(refused.value) and "overwrite_run_dir=true" in str(refused.value)
+    (tmp_path / "state_dict.pt").touch()
     with pytest.raises(RunDirRefused) as refused:
         RunDirGuard().on_run_start(_config(tmp_path, overwrite=False))
     assert isinstance(refused.value.error, ConfigurationError)

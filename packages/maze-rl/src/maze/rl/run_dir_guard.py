@@ -54,11 +54,18 @@ class RunDirGuard(Callback):
             return
         HydraConfig.instance().set_config(config)
         run_dir = Path(str(OmegaConf.select(config, "hydra.run.dir"))).expanduser().absolute()
-        if holds_a_run(run_dir):
-            raise RunDirRefused(
-                ConfigurationError(
-                    f"the run directory {str(run_dir)!r} already holds a run; starting here would overwrite its outputs. "
-                    f"To continue that run, resume from it into a new directory with input_dir={run_dir}; for a fresh run "
-                    "pick another path with hydra.run.dir=<new directory>; to reuse it anyway pass overwrite_run_dir=true"
-                )
+        if not holds_a_run(run_dir):
+            return
+        if any((run_dir / marker).exists() for marker in RUN_MARKERS if marker != ".hydra"):
+            message = (
+                f"the run directory {str(run_dir)!r} already holds a run; starting here would overwrite its outputs. "
+                f"To continue that run, resume from it into a new directory with input_dir={run_dir}; for a fresh run "
+                "pick another path with hydra.run.dir=<new directory>; to reuse it anyway pass overwrite_run_dir=true"
             )
+        else:  # only the config (and log) of an earlier start
+            message = (
+                f"the run directory {str(run_dir)!r} holds the config and log of an earlier start that produced no "
+                "model or data (see its maze_cli.log); to reuse it pass overwrite_run_dir=true, or pick another path "
+                "with hydra.run.dir=<new directory>"
+            )
+        raise RunDirRefused(ConfigurationError(message))

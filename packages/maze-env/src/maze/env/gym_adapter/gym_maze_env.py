@@ -74,9 +74,13 @@ def _make(env_id: str, **make_kwargs: Any) -> gym.Env:
     try:
         return gym.make(env_id, **make_kwargs)
     except gym.error.DependencyNotInstalled as error:
+        if "box2d" in str(error).lower():  # gymnasium's own advice (swig, gymnasium[box2d]) ignores our extra
+            raise UnknownGymEnvError(
+                f"could not make the gymnasium env {env_id!r}: it needs Box2D, which is not installed. Install "
+                "maze-env's box2d extra (a prebuilt wheel, no swig needed): pip install 'maze-env[box2d]'"
+            ) from error
         raise UnknownGymEnvError(
-            f"could not make the gymnasium env {env_id!r}: {str(error).rstrip('.')}. Box2D envs such as "
-            "LunarLander-v3 need the extra: pip install 'maze-env[box2d]'"
+            f"could not make the gymnasium env {env_id!r}: {str(error).rstrip('.')}; install the package it names"
         ) from error
     except gym.error.Error as error:
         raise UnknownGymEnvError(
