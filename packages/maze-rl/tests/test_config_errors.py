@@ -18,9 +18,9 @@ def maze_conf() -> Iterator[None]:
         yield
 
 
-def composition_error(*overrides: str) -> Exception:
+def composition_error(*overrides: str, root: str = "conf_train") -> Exception:
     with pytest.raises((ConfigCompositionException, MissingConfigException)) as caught:
-        compose("conf_train", list(overrides))
+        compose(root, list(overrides))
     return caught.value
 
 
@@ -57,6 +57,26 @@ def test_unknown_group_options_list_the_options_and_the_closest_one() -> None:
         line.strip() for line in message.splitlines() if line.startswith("\t")
     }
     assert message.endswith("Did you mean algorithm=ppo?")
+    assert "Config search path" not in message
+
+
+def test_a_training_group_without_the_training_root_names_the_training_root() -> None:
+    message = describe_config_error(composition_error("algorithm=ppo", root="conf_rollout"))
+    assert message.startswith("The root config has no 'algorithm' group")
+    assert "maze-run -cn conf_train algorithm=ppo" in message
+    assert "+algorithm" not in message  # Hydra's hint would run a rollout that ignores the algorithm
+
+
+def test_a_gymnasium_id_as_env_option_points_to_env_name() -> None:
+    message = describe_config_error(composition_error("env=CartPole-v1"))
+    assert message.endswith(
+        "Did you mean env.name=CartPole-v1? (env= picks an env config such as gym_env; env.name= sets the gymnasium id)"
+    )
+
+
+def test_a_mistyped_root_config_gets_the_closest_root() -> None:
+    message = describe_config_error(composition_error(root="conf_trian"))
+    assert message.endswith("Did you mean -cn conf_train?")
 
 
 def test_suggest_key_uses_the_level_where_the_lookup_failed() -> None:

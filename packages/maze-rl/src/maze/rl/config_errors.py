@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from importlib.resources import files
 from typing import Optional
 
 from hydra.errors import HydraException, MissingConfigException
@@ -18,6 +19,13 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 __all__ = ["is_config_error", "describe_config_error", "suggest_key"]
 
 _OVERRIDE_FAILURE = re.compile(r"Could not override '(?P<key>[^']+)'\.\nTo append to your config use \+(?P<line>.+)")
+_GROUP_NOT_IN_ROOT = re.compile(
+    r"Could not override '(?P<group>[^'.]+)'\. No match in the defaults list\.\n.*use \+(?P<line>.+)"
+)
+_TRAINING_GROUPS = ("algorithm", "model", "critic")
+"""Groups of the training root config (``-cn conf_train``) that the default rollout root lacks."""
+_GYMNASIUM_ID = re.compile(r"^[\w.:/-]+-v\d+$")
+_SEARCH_PATH = "\nConfig search path:"
 
 
 def is_config_error(error: BaseException) -> bool:
@@ -45,15 +53,41 @@ def describe_config_error(error: BaseException) -> str:
         return (
             f"Unknown config key {key!r} in the override {line!r}.{did_you_mean} To add it as a new key, write +{line}"
         )
-    message = str(error)
+    group_not_in_root = _GROUP_NOT_IN_ROOT.match(str(error))
+    if group_not_in_root and group_not_in_root.group("group") in _TRAINING_GROUPS:
+        group, line = group_not_in_root.group("group"), group_not_in_root.group("line")
+        return (
+            f"The root config has no {group!r} group: {group}, model and critic belong to the training config. Train "
+            f"with -cn conf_train, e.g. maze-run -cn conf_train {line} (without -cn, maze-run rolls out a policy)"
+        )
+    message = str(error).split(_SEARCH_PATH)[0].rstrip()  # Hydra's list of config sources helps nobody here
     if isinstance(cause, OmegaConfBaseException) and str(cause) not in message:
         message = f"{message}\n{cause}"
-    if isinstance(error, MissingConfigException) and error.options and error.missing_cfg_file:
-        group, _, option = error.missing_cfg_file.rpartition("/")
-        close = difflib.get_close_matches(option, list(error.options), n=1)
-        if close and group:
-            message = f"{message}\nDid you mean {group}={close[0]}?"
+    if isinstance(error, MissingConfigException) and error.missing_cfg_file:
+        message = f"{message}{_missing_config_hint(error.missing_cfg_file, error.options)}"
     return message
+
+
+def _missing_config_hint(missing: str, options: Optional[Sequence[str]]) -> str:
+    """A "did you mean" line for a missing group option or root config (empty when nothing is close)."""
+    group, _, option = missing.rpartition("/")
+    if group == "env" and _GYMNASIUM_ID.match(option):
+        return (
+            f"\nDid you mean env.name={option}? (env= picks an env config such as gym_env; env.name= sets the "
+            "gymnasium id)"
+        )
+    if not group:  # the root config of -cn
+        options = [
+            entry.name[: -len(".yaml")] for entry in files("maze.conf").iterdir() if entry.name.endswith(".yaml")
+        ]
+        close = difflib.get_close_matches(option, options, n=1)
+        return (
+            f"\nDid you mean -cn {close[0]}?"
+            if close
+            else f"\nThe root configs of maze-run: {', '.join(sorted(options))}"
+        )
+    close = difflib.get_close_matches(option, list(options or ()), n=1)
+    return f"\nDid you mean {group}={close[0]}?" if close else ""
 
 
 def suggest_key(key: str, error: OmegaConfBaseException) -> Optional[str]:
