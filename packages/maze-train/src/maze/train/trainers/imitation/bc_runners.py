@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
+from maze.env.trajectory_recording.trajectory_files import TrajectoryLoadError
 from maze.env.utils.factory import Factory, to_plain_config
 from maze.rollout.datasets import (
     InMemoryDataset,
@@ -74,7 +76,8 @@ class BCRunner(TrainingRunner):
                 (before any env or model is built).
         """
         self.dataset_config = self._dataset_config()
-        find_trajectory_files(self.dataset_config["input_data"])
+        with _naming_the_data_key():
+            find_trajectory_files(self.dataset_config["input_data"])
         super().setup(cfg)
 
     def eval_env_placement(self, n_episodes: int) -> tuple[int, bool]:
@@ -130,16 +133,17 @@ class BCRunner(TrainingRunner):
         Raises:
             ConfigurationError: For a config without data path, or a dataset without items.
             TrajectoryLoadError: For a missing path, a directory without trajectory files or
-                a corrupt file.
+                a corrupt file (naming ``runner.dataset.input_data``).
         """
         config = dict(self.dataset_config)
         processor = config.get("trajectory_processor")
         if processor is not None:
             config["trajectory_processor"] = Factory(TrajectoryProcessor, DATASET_SEARCH_MODULES).instantiate(processor)
         try:
-            dataset = Factory(Sequence, DATASET_SEARCH_MODULES).instantiate(
-                config, conversion_env_factory=self.env_factory
-            )
+            with _naming_the_data_key():
+                dataset = Factory(Sequence, DATASET_SEARCH_MODULES).instantiate(
+                    config, conversion_env_factory=self.env_factory
+                )
         except TrajectoryConversionError as error:
             env = to_plain_config(self.cfg.get("env"))
             raise TrajectoryConversionError(
@@ -266,3 +270,15 @@ class BCLocalRunner(BCRunner):
         probe_env.close()
         n_envs, subprocesses = auto_concurrency(step_seconds)
         return (min(n_episodes, n_envs) if subprocesses else min(n_episodes, MAX_IN_PROCESS_EVAL_ENVS)), subprocesses
+
+
+@contextmanager
+def _naming_the_data_key() -> Iterator[None]:
+    """Re-raises a :class:`TrajectoryLoadError` (missing path, no or corrupt files) naming ``runner.dataset.input_data``."""
+    try:
+        yield
+    except TrajectoryLoadError as error:
+        raise TrajectoryLoadError(
+            f"runner.dataset.input_data: {error}. Set it to the trajectory_data directory of a rollout, e.g. "
+            "runner.dataset.input_data=<rollout run directory>/trajectory_data"
+        ) from error
