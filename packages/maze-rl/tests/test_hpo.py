@@ -188,3 +188,12 @@ def test_a_dead_job_server_is_one_clear_error_not_a_hang() -> None:
     with pytest.raises(JobServerError, match="job server is gone"):
         server.submit(0, OmegaConf.create({}))
     server.close()
+
+
+def test_a_sweep_experiment_without_multirun_says_it_runs_one_plain_job(tmp_path: Path) -> None:
+    result = maze_run(
+        "-cn", "conf_train", "+experiment=optuna", "runner._target_=fake_runners.ObjectiveRunner", "+runner.x=0.1",
+        "hydra.run.dir=run", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Note: the optuna sweep configured here runs only with --multirun; this is one plain job" in result.stdout

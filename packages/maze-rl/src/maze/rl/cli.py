@@ -173,6 +173,9 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
     with tee_output_to_job_log(hydra_config.runtime.output_dir):
         try:
             print(f"maze-run {shlex.join(sys.argv[1:])}")
+            sweeper = hydra_config.runtime.choices.get("hydra/sweeper")
+            if hydra_config.mode == RunMode.RUN and sweeper not in (None, "basic"):
+                print(f"Note: the {sweeper} sweep configured here runs only with --multirun; this is one plain job")
             _drop_replaced_group_keys(cfg, hydra_config)
             cfg = prepare_config(cfg, get_original_cwd())
             print(OmegaConf.to_yaml(cfg), flush=True)
