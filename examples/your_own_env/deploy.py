@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 
 from maze.deploy import AgentDeployment
+from maze.env.errors import MazeError
 from sorting import SortingCoreEnv
 
 
@@ -23,7 +24,10 @@ def main() -> None:
     args = parser.parse_args()
 
     # The run's .hydra/config.yaml names our env factory: trust our own module explicitly.
-    agent = AgentDeployment.from_run_dir(args.run_dir, trusted_modules=["sorting"], deterministic=True)
+    try:
+        agent = AgentDeployment.from_run_dir(args.run_dir, trusted_modules=["sorting"], deterministic=True)
+    except MazeError as error:  # e.g. no trained run in run_dir: one line, no traceback
+        raise SystemExit(f"Error: {error}") from None
     production = SortingCoreEnv()
     maze_state, info = production.reset(seed=42)
     reward, correct = 0.0, 0

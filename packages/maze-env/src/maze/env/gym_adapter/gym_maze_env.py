@@ -83,7 +83,8 @@ def _make(env_id: str, **make_kwargs: Any) -> gym.Env:
             f"could not make the gymnasium env {env_id!r}: {str(error).rstrip('.')}; install the package it names"
         ) from error
     except gym.error.Error as error:
+        detail = str(error).rstrip(". ")
         raise UnknownGymEnvError(
-            f"could not make the gymnasium env {env_id!r}: {str(error).rstrip('.')}. Check the id (e.g. 'CartPole-v1') and that the "
-            "package providing it is installed"
+            f"could not make the gymnasium env {env_id!r}: {detail}{'' if detail.endswith('?') else '.'} Check the id "
+            "(e.g. 'CartPole-v1') and that the package providing it is installed"
         ) from error

@@ -57,8 +57,9 @@ class ACRunner(TrainingRunner):
     def _training_env(self) -> Optional[Any]:
         """The vector env of the training rollouts (built before the evaluator)."""
         n_envs, subprocesses = self.env_placement(self.concurrency)
+        train_env = build_vector_env(self.env_factory, n_envs, subprocesses)  # checks n_envs first
         print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
-        return build_vector_env(self.env_factory, n_envs, subprocesses)
+        return train_env
 
     def _training_source(self, config: ActorCriticAlgorithmConfig, model: Any, train_env: Optional[Any]) -> Any:
         """Where the trainer's experience comes from: a rollout collector over ``train_env`` (seeded here)."""

@@ -204,7 +204,7 @@ class ResumableTrainer:
                 self.load_optimizer_state(saved["optimizer"])
                 restored.append("optimizer state")
             except Exception as error:  # parameters of another model or algorithm: start the optimizer fresh
-                print(f"Optimizer state of input_dir not used ({type(error).__name__}: {error}); starting it fresh")
+                print(f"Note: the optimizer state of input_dir does not fit this model ({error}); starting it fresh")
         extra = {name: value for name, value in saved.items() if name != "optimizer"}
         if extra and same_trainer:
             self.load_extra_state_dicts(extra)
