@@ -15,6 +15,7 @@ import pytest
 from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.env.log_stats.base_events import BaseEnvEvents
+from maze.env.log_stats.global_state import get_log_step
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 from maze.rl.api import InvalidSpecificationError, RunContext, RunContextError, RunMode
@@ -172,6 +173,7 @@ def test_a_trained_policy_rolls_out_in_a_rollout_context(tmp_path: Path) -> None
     )
     stats = rc.rollout(n_episodes=2, record_trajectory=False, record_event_logs=False)
     assert stats_value(stats, BaseEnvEvents.reward, "episode_count") == 2
+    assert get_log_step() == 1  # the rollout's own first table, not the step after the training's epochs
 
 
 def maze_run_executable() -> str:

@@ -237,9 +237,11 @@ class RunContext:
         return config
 
     def _run_job(self, config: dict[str, Any]) -> Optional[float]:
-        """Builds the runner of ``config``, sets it up and runs it in the run directory."""
+        """Builds the runner of ``config``, sets it up and runs it in the run directory (log steps from 0)."""
+        from maze.env.log_stats.global_state import set_log_step
         from maze.rl.run import build_runner
 
+        set_log_step(0)  # a job's statistics start at its own step 1, not after an earlier job of this process
         with self._job_scope():
             self._write_hydra_dir(config)
             runner = build_runner(config)

@@ -137,6 +137,7 @@ class TrainingRunner(Runner):
                 self.spaces_config, this=f"input_dir {str(self.input_run.directory)!r}", that="configured env"
             )
         self.graph_drawing = GraphDrawing(self.composer, self.run_dir)
+        set_log_step(0)  # every run starts at step 0, also the next one in a notebook (a resumed run continues below)
         self._register_writers()
         try:
             self.setup_trainer(self.algorithm_config)
