@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 import yaml
@@ -233,8 +233,9 @@ class SpacesConfig:
                     if mine.spaces.get(key) != theirs.spaces.get(key):
                         raise ConfigurationError(
                             f"spaces mismatch in sub-step {step_key!r}, {kind} key {key!r}: the {this} has "
-                            f"{mine.spaces.get(key)!r}, the {that} has {theirs.spaces.get(key)!r}. Load a "
-                            f"checkpoint trained on this env, or build the env with the spaces of the {this}"
+                            f"{_summary(mine.spaces.get(key))}, the {that} has {_summary(theirs.spaces.get(key))}. "
+                            "Load a checkpoint trained on this env, or build the env with the spaces of the "
+                            f"{this} (the same env and wrappers config)"
                         )
                 if list(mine.spaces) != list(theirs.spaces):
                     raise ConfigurationError(
@@ -247,3 +248,14 @@ class SpacesConfig:
                     f"spaces mismatch in sub-step {step_key!r}: the {this} has {self.agent_counts_dict.get(step_key)} "
                     f"agents, the {that} has {other.agent_counts_dict.get(step_key)}"
                 )
+
+
+def _summary(space: Optional[spaces.Space]) -> str:
+    """A one-line description of a space for messages (a Box's bounds as ranges, not whole arrays)."""
+    if not isinstance(space, spaces.Box):
+        return repr(space)
+    low, high = np.asarray(space.low), np.asarray(space.high)
+    return (
+        f"Box(shape {space.shape}, {space.dtype}, low {low.min():.4g}..{low.max():.4g}, "
+        f"high {high.min():.4g}..{high.max():.4g})"
+    )
