@@ -13,6 +13,7 @@ import cloudpickle
 from maze.env.errors import ConfigurationError, MazeError
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.env.log_stats.log_stats import LogStats
+from maze.env.utils.main_guard import check_main_guard
 from maze.rollout._validation import checked_int
 from maze.rollout.parallel_rollout_worker import EpisodeStatsReport, ExceptionReport, rollout_worker
 from maze.rollout.progress import RolloutProgress
@@ -98,6 +99,7 @@ class ParallelRolloutRunner(RolloutRunner):
                 f"the env, wrappers or agent cannot be sent to the rollout workers ({type(error).__name__}: {error}); "
                 "pass configs (or picklable objects), or use runner=sequential"
             ) from None
+        check_main_guard(self.start_method, "ParallelRolloutRunner", alternative="start_method='fork'")
         context = multiprocessing.get_context(self.start_method)
         if self.start_method == "forkserver":  # workers then start with maze.env imported (no effect once running)
             context.set_forkserver_preload(["__main__", "maze.rollout.parallel_rollout_worker"])

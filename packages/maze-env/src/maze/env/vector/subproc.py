@@ -10,6 +10,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import cloudpickle
 from maze.env.errors import ConfigurationError, EnvWorkerError, MazeError
+from maze.env.utils.main_guard import check_main_guard
 from maze.env.vector.env_ops import (
     EnvResetResult,
     EnvStepResult,
@@ -104,6 +105,7 @@ class SubprocVectorEnv(StructuredVectorEnv):
             raise ConfigurationError(
                 f"SubprocVectorEnv got the start method {start_method!r}; this platform supports {available}"
             )
+        check_main_guard(start_method, "SubprocVectorEnv")
         context = multiprocessing.get_context(start_method)
         self._closed = False
         self._connections: list[Connection] = []
