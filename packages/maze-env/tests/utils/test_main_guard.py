@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import pytest
 from maze.env.errors import ConfigurationError
-from maze.env.utils.main_guard import check_main_guard, unguarded_main_script
+from maze.env.utils.main_guard import check_main_guard, reimport_note, unguarded_main_script
 
 GUARD = 'if __name__ == "__main__":'
 
@@ -107,3 +107,24 @@ def test_an_unguarded_script_fails_at_once_with_one_error_and_a_guarded_one_runs
     guarded = run_script(tmp_path, guarded=True)
     assert guarded.returncode == 0, guarded.stderr
     assert guarded.stdout.splitlines()[-1] == "2 envs"
+
+
+def test_workers_dying_on_start_up_name_the_re_imported_script(tmp_path: Path) -> None:
+    start = f"{GUARD}\n" + textwrap.indent(START, "    ")
+    failing = (
+        'import multiprocessing\nif multiprocessing.current_process().name != "MainProcess":\n    raise ValueError("x")'
+    )
+    script = tmp_path / "side_effect.py"
+    script.write_text(SCRIPT.format(start=f"{failing}\n{start}"))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            f"died during init() (exit code 1); look for a crash or an os._exit in that env, or a process that killed "
+            f"it. Each worker first re-imports {script} (start method spawn): code there outside `{GUARD}` runs in every "
+            "worker and, if it fails, ends the worker like this."
+        )
+    )
+    assert reimport_note("fork") == ""

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import ast
 import multiprocessing
+import os
 import sys
 from types import ModuleType
 from typing import Optional
 
 from maze.env.errors import ConfigurationError
 
-__all__ = ["check_main_guard", "unguarded_main_script"]
+__all__ = ["check_main_guard", "reimport_note", "unguarded_main_script"]
 
 REIMPORTING_START_METHODS = ("spawn", "forkserver")
 """Start methods whose new processes re-import the main module."""
@@ -57,6 +58,28 @@ def check_main_guard(start_method: str, starter: str, alternative: Optional[str]
         f"{script} starts worker processes ({starter}, start method {start_method}) at module level without `if "
         '__name__ == "__main__":`; every worker re-imports the script and would run that code again. Put the code '
         f'that starts them under `if __name__ == "__main__":`{other_fix}'
+    )
+
+
+def reimport_note(start_method: str) -> str:
+    """A sentence for errors about workers that died on start-up: they first re-import the main script.
+
+    Args:
+        start_method: The multiprocessing start method of the workers.
+
+    Returns:
+        The sentence (starting with a space) when the workers re-import a ``.py`` main script,
+        else ``""`` (``fork``, console scripts such as ``maze-run``, ``python -c``, notebooks).
+    """
+    main = sys.modules.get("__main__")
+    if start_method not in REIMPORTING_START_METHODS or main is None:
+        return ""
+    path = _reimported_path(main)
+    if path is None or not path.endswith(".py"):
+        return ""
+    return (
+        f" Each worker first re-imports {path} (start method {start_method}): code there outside "
+        '`if __name__ == "__main__":` runs in every worker and, if it fails, ends the worker like this.'
     )
 
 
@@ -96,7 +119,7 @@ def _reimported_path(main: ModuleType) -> Optional[str]:
     if spec_name is not None and (spec_name == "__main__" or spec_name.endswith(".__main__")):
         return None
     path = getattr(main, "__file__", None)
-    return path if isinstance(path, str) else None
+    return os.path.normpath(os.path.abspath(path)) if isinstance(path, str) else None
 
 
 def _top_level_line(main: ModuleType) -> Optional[int]:
