@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 import os
 import signal
+import sys
 import time
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -189,3 +191,16 @@ def test_an_actor_exception_surfaces_with_its_traceback() -> None:
 def test_unknown_start_method_is_one_clear_error() -> None:
     with pytest.raises(ConfigurationError, match="runner.start_method='threads' is not supported"):
         SubprocDistributedActors(env_factory(), None, 4, 1, 1, start_method="threads")
+
+
+def test_actors_started_from_unguarded_top_level_script_code_are_one_clear_error(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "script.py"
+    script.write_text("SubprocDistributedActors(env_factory(), None, 4, 1, 1, start_method='spawn')\n")
+    main = ModuleType("__main__")
+    main.__file__ = str(script)
+    main.__dict__.update(SubprocDistributedActors=SubprocDistributedActors, env_factory=env_factory)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    with pytest.raises(ConfigurationError, match=r"SubprocDistributedActors, start method spawn\) at module level"):
+        exec(compile(script.read_text(), str(script), "exec"), main.__dict__)  # noqa: S102 - the test's own script

@@ -13,6 +13,7 @@ import cloudpickle
 from maze.env.errors import ConfigurationError, MazeError
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.env.log_stats.log_stats import LogStats
+from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.rollout._validation import checked_int
 from maze.rollout.parallel_rollout_worker import EpisodeStatsReport, ExceptionReport, rollout_worker
 from maze.rollout.progress import RolloutProgress
@@ -98,6 +99,7 @@ class ParallelRolloutRunner(RolloutRunner):
                 f"the env, wrappers or agent cannot be sent to the rollout workers ({type(error).__name__}: {error}); "
                 "pass configs (or picklable objects), or use runner=sequential"
             ) from None
+        check_main_guard(self.start_method, "ParallelRolloutRunner", alternative="start_method='fork'")
         context = multiprocessing.get_context(self.start_method)
         if self.start_method == "forkserver":  # workers then start with maze.env imported (no effect once running)
             context.set_forkserver_preload(["__main__", "maze.rollout.parallel_rollout_worker"])
@@ -131,7 +133,7 @@ class ParallelRolloutRunner(RolloutRunner):
         if failure is not None:
             raise _failure_error(failure, env_seeds, agent_seeds, outputs)
         if len(stats) < n_episodes:
-            raise _death_error(processes, outputs)
+            raise _death_error(processes, outputs, self.start_method)
         return EpisodeStatsBatch(events=_events_of(stats), episodes=[stats[i][1] for i in range(n_episodes)])
 
 
@@ -233,7 +235,7 @@ def _failure_error(
     )
 
 
-def _death_error(processes: list[Any], outputs: str) -> RolloutWorkerError:
+def _death_error(processes: list[Any], outputs: str, start_method: str) -> RolloutWorkerError:
     """The error raised when workers ended without reporting all episodes (killed, crashed)."""
     dead = [
         f"worker {index} (exit code {process.exitcode})" for index, process in enumerate(processes) if process.exitcode
@@ -241,6 +243,6 @@ def _death_error(processes: list[Any], outputs: str) -> RolloutWorkerError:
     detail = ", ".join(dead) if dead else "the workers ended early"
     return RolloutWorkerError(
         f"rollout workers died before all episodes were reported: {detail}. A negative exit code is the signal that "
-        f"ended the process (e.g. -9: killed, often for lack of memory); see the output above for a crash report. "
-        f"{outputs}"
+        f"ended the process (e.g. -9: killed, often for lack of memory); see the output above for a crash report."
+        f"{reimport_note(start_method) if any(process.exitcode == 1 for process in processes) else ''} {outputs}"
     )

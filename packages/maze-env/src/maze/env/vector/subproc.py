@@ -10,6 +10,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import cloudpickle
 from maze.env.errors import ConfigurationError, EnvWorkerError, MazeError
+from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.env.vector.env_ops import (
     EnvResetResult,
     EnvStepResult,
@@ -104,6 +105,8 @@ class SubprocVectorEnv(StructuredVectorEnv):
             raise ConfigurationError(
                 f"SubprocVectorEnv got the start method {start_method!r}; this platform supports {available}"
             )
+        check_main_guard(start_method, "SubprocVectorEnv")
+        self._start_method = start_method
         context = multiprocessing.get_context(start_method)
         self._closed = False
         self._connections: list[Connection] = []
@@ -216,5 +219,6 @@ class SubprocVectorEnv(StructuredVectorEnv):
         killed_by = f", killed by {signal.Signals(-code).name}" if code is not None and code < 0 else ""
         return EnvWorkerError(
             f"the worker process of env {index} of the SubprocVectorEnv died during {command}() (exit code {code}"
-            f"{killed_by}); look for a crash or an os._exit in that env, or a process that killed it"
+            f"{killed_by}); look for a crash or an os._exit in that env, or a process that killed it."
+            f"{reimport_note(self._start_method) if command == 'init' and code == 1 else ''}"
         )

@@ -19,6 +19,7 @@ from maze.env.errors import MazeError
 from maze.env.trajectory_recording.records import TrajectoryRecord
 from maze.env.trajectory_recording.spaces_records import SpacesTrajectoryRecord
 from maze.env.trajectory_recording.trajectory_files import TrajectoryLoadError, load_trajectory
+from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.rollout.datasets.conversion import TrajectoryConversionError, to_spaces_trajectory
 from maze.rollout.datasets.trajectory_processor import TrajectoryProcessor
 
@@ -99,6 +100,7 @@ def load_trajectories(
     payload = cloudpickle.dumps((conversion_env_factory, trajectory_processor, safe, tuple(trusted_modules)))
     workers = min(n_workers, len(files))
     start_method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    check_main_guard(start_method, f"trajectory loading with n_workers={n_workers}", alternative="n_workers=1")
     try:
         with ProcessPoolExecutor(
             max_workers=workers,
@@ -111,7 +113,7 @@ def load_trajectories(
     except BrokenProcessPool as error:
         raise TrajectoryConversionError(
             f"a data loading worker process died while loading {len(files)} trajectory files ({error}); retry with "
-            "n_workers=1 to see the failing file"
+            f"n_workers=1 to see the failing file.{reimport_note(start_method)}"
         ) from error
 
 

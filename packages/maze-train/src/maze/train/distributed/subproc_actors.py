@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 import torch
 from maze.env.errors import ConfigurationError, EnvWorkerError
+from maze.env.utils.main_guard import check_main_guard
 from maze.train.distributed.actors import ActorOutput, DistributedActors, act_once, actor_collector
 
 __all__ = ["START_METHODS", "ActorFailedError", "SharedPolicyWeights", "SubprocDistributedActors"]
@@ -174,6 +175,7 @@ class SubprocDistributedActors(DistributedActors):
                 f"runner.start_method={start_method!r} is not supported; use one of {', '.join(START_METHODS)} "
                 "(or runner=dev for in-process actors)"
             )
+        check_main_guard(start_method, type(self).__name__, alternative="runner.start_method=fork")
         self.queue_out_of_sync_factor = queue_out_of_sync_factor
         self.start_method = start_method
         self._processes: list[Any] = []
