@@ -271,6 +271,22 @@ def test_sacfd_buffer_holds_exactly_the_demonstration_transitions(tmp_path: Path
     assert len(runner.trainer.workers.replay_buffer) == expected + 10
 
 
+def test_relative_demonstration_paths_start_in_the_launch_directory(tmp_path: Path) -> None:
+    data = record_episodes(tmp_path, "CartPole-v1", seeds=(0,))
+    relative = demonstrations_config(data.relative_to(tmp_path))  # the job itself runs in tmp_path / "run"
+    runner = set_up(
+        tmp_path / "run", sac_config(), initial_demonstration_trajectories=relative, launch_dir=str(tmp_path)
+    )
+    assert len(runner.trainer.workers.replay_buffer) > 0
+    with pytest.raises(ConfigurationError, match=f"input_data: {tmp_path / 'run' / data.name} does not exist"):
+        set_up(
+            tmp_path / "run",
+            sac_config(),
+            initial_demonstration_trajectories=relative,
+            launch_dir=str(tmp_path / "run"),
+        )
+
+
 def test_demonstrations_of_another_env_are_rejected(tmp_path: Path) -> None:
     data = record_episodes(tmp_path, "Pendulum-v1", seeds=(0,))
     with pytest.raises(ConfigurationError, match="observation space expects .*Record the demonstrations with the env"):

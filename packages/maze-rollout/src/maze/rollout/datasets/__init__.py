@@ -8,7 +8,7 @@ wraps a dataset for torch with ``maze.train.datasets``.
 
 from maze.rollout.datasets.conversion import TrajectoryConversionError, to_spaces_trajectory
 from maze.rollout.datasets.in_memory_dataset import DatasetSubset, InMemoryDataset, random_split
-from maze.rollout.datasets.loading import find_trajectory_files
+from maze.rollout.datasets.loading import find_trajectory_files, resolve_data_paths
 from maze.rollout.datasets.trajectory_processor import (
     DeadEndClippingTrajectoryProcessor,
     IdentityTrajectoryProcessor,
@@ -21,6 +21,7 @@ __all__ = [
     "DatasetSubset",
     "random_split",
     "find_trajectory_files",
+    "resolve_data_paths",
     "to_spaces_trajectory",
     "TrajectoryConversionError",
     "TrajectoryProcessor",

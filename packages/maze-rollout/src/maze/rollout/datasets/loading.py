@@ -1,7 +1,8 @@
 """Finds trajectory files and loads, converts and processes them, in this process or in workers.
 
-Trajectory files are pickles: loading one runs code from it, so only load files you or
-your own pipeline wrote (see :mod:`maze.env.trajectory_recording.trajectory_files`).
+Trajectory files are pickles, read with the allow-listed unpickler of
+:mod:`maze.env.trajectory_recording.trajectory_files` (maze, numpy and plain-data classes;
+your own classes only through ``trusted_modules``).
 """
 
 from __future__ import annotations
@@ -23,12 +24,30 @@ from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.rollout.datasets.conversion import TrajectoryConversionError, to_spaces_trajectory
 from maze.rollout.datasets.trajectory_processor import TrajectoryProcessor
 
-__all__ = ["InputData", "find_trajectory_files", "load_trajectories"]
+__all__ = ["InputData", "find_trajectory_files", "load_trajectories", "resolve_data_paths"]
 
 InputData = Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]]
 """A trajectory file or directory, or a list of them."""
 
 TRAJECTORY_FILE_PATTERN = "*.pkl"
+
+
+def resolve_data_paths(input_data: InputData, base_dir: Optional[Union[str, os.PathLike]]) -> Union[str, list[str]]:
+    """``input_data`` with relative paths taken from ``base_dir`` (None: as given) and ``~`` expanded.
+
+    Args:
+        input_data: A trajectory file or directory, or a list of them.
+        base_dir: Where relative paths start, e.g. the directory ``maze-run`` was started in
+            (a job runs in its run directory).
+    """
+
+    def resolve(path: Union[str, os.PathLike]) -> str:
+        path = Path(path).expanduser()
+        return str(path if path.is_absolute() or base_dir is None else Path(base_dir) / path)
+
+    if isinstance(input_data, (str, os.PathLike)):
+        return resolve(input_data)
+    return [resolve(path) for path in input_data]
 
 
 def find_trajectory_files(input_data: InputData) -> list[Path]:

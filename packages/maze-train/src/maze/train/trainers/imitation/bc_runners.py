@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
@@ -17,6 +17,7 @@ from maze.rollout.datasets import (
     TrajectoryProcessor,
     find_trajectory_files,
     random_split,
+    resolve_data_paths,
 )
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
@@ -173,17 +174,8 @@ class BCRunner(TrainingRunner):
                 "runner.dataset.input_data=<absolute path>/trajectory_data"
             )
         config.setdefault("_target_", "maze.rollout.datasets.InMemoryDataset")
-        config["input_data"] = self._resolve_paths(config["input_data"])
+        config["input_data"] = resolve_data_paths(config["input_data"], self.launch_dir)
         return config
-
-    def _resolve_paths(self, input_data: Any) -> Union[str, list[str]]:
-        def resolve(path: Any) -> str:
-            path = Path(str(path)).expanduser()
-            return str(path if path.is_absolute() or self.launch_dir is None else self.launch_dir / path)
-
-        if isinstance(input_data, (list, tuple)):
-            return [resolve(path) for path in input_data]
-        return resolve(input_data)
 
     def _imitation_data(self, items: Sequence[SpacesRecord], policy: Any, loss: BCLoss) -> ImitationData:
         """Stacks items into tensors per network and checks their actions against the env's action spaces."""

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numpy as np
 from gymnasium import spaces
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.env.utils.factory import Factory, to_plain_config
-from maze.rollout.datasets import InMemoryDataset
+from maze.rollout.datasets import InMemoryDataset, resolve_data_paths
 from maze.rollout.datasets.conversion import TrajectoryConversionError
 from maze.rollout.datasets.trajectory_processor import TrajectoryProcessor
 from maze.train.replay.replay_buffer import TransitionBatch
@@ -20,22 +20,34 @@ from maze.train.utils import stack_numpy_dict_list
 __all__ = ["demonstration_rollouts", "load_demonstrations", "records_to_transitions"]
 
 
-def load_demonstrations(config: Any, conversion_env_factory: Callable[[], Any]) -> Sequence[SpacesRecord]:
+def load_demonstrations(
+    config: Any, conversion_env_factory: Callable[[], Any], launch_dir: Optional[str] = None
+) -> Sequence[SpacesRecord]:
     """Instantiates the ``runner.initial_demonstration_trajectories`` dataset config.
+
+    Args:
+        config: The dataset config (``input_data``: a trajectory file or directory, or a list).
+        conversion_env_factory: Builds the env that converts recorded MazeStates.
+        launch_dir: Relative ``input_data`` paths are taken from here (None: as given).
 
     Raises:
         ConfigurationError: If ``input_data`` does not exist (naming the key to set) or its
             trajectories do not fit the env's spaces.
     """
     config = dict(to_plain_config(config))
-    input_data = config.get("input_data")
-    paths = input_data if isinstance(input_data, (list, tuple)) else [input_data]
-    missing = [str(path) for path in paths if path is None or not Path(str(path)).exists()]
+    if not config.get("input_data"):
+        raise ConfigurationError(
+            "runner.initial_demonstration_trajectories.input_data is empty; set it to recorded trajectories, e.g. "
+            "<rollout run dir>/trajectory_data"
+        )
+    config["input_data"] = input_data = resolve_data_paths(config["input_data"], launch_dir)
+    paths = [input_data] if isinstance(input_data, str) else input_data
+    missing = [path for path in paths if not Path(path).exists()]
     if missing:
         raise ConfigurationError(
             f"runner.initial_demonstration_trajectories.input_data: {', '.join(missing)} does not exist; set it to "
-            "the absolute path of recorded trajectories, e.g. <rollout run dir>/trajectory_data from "
-            "`maze-run env.name=... policy=...`"
+            "recorded trajectories (absolute, or relative to the directory maze-run was started in), e.g. "
+            "<rollout run dir>/trajectory_data from `maze-run env.name=... policy=...`"
         )
     processor = config.pop("trajectory_processor", None)
     if processor is not None:

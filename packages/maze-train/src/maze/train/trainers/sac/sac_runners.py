@@ -54,6 +54,8 @@ class SACRunner(ACRunner):
             False: the envs and the policy in this process (:class:`DummyDistributedWorkersWithBuffer`).
         start_method: Start method of the worker processes: ``forkserver``, ``spawn`` or ``fork``
             (``dummy``: in this process, as without ``worker_processes``).
+        launch_dir: Relative demonstration paths are taken from here (``maze-run`` passes the
+            directory it was started in; None: as given).
         **kwargs: The other :class:`TrainingRunner` arguments.
     """
 
@@ -63,10 +65,12 @@ class SACRunner(ACRunner):
         initial_demonstration_trajectories: Optional[Any] = None,
         worker_processes: bool = False,
         start_method: str = "forkserver",
+        launch_dir: Optional[str] = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(trainer_class, **kwargs)
         self.initial_demonstration_trajectories = initial_demonstration_trajectories
+        self.launch_dir = launch_dir
         self.worker_processes = worker_processes
         self.start_method = start_method
 
@@ -175,7 +179,7 @@ class SACRunner(ACRunner):
                     f"SACfD supports flat envs; this env has the sub-steps {step_keys}. Use algorithm=sac, or "
                     "runner.initial_demonstration_trajectories=null"
                 )
-            records = load_demonstrations(self.initial_demonstration_trajectories, self.env_factory)
+            records = load_demonstrations(self.initial_demonstration_trajectories, self.env_factory, self.launch_dir)
             transitions = records_to_transitions(
                 records,
                 self.spaces_config.observation_spaces_dict[step_key],
