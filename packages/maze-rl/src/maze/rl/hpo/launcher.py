@@ -3,10 +3,9 @@
 Every job runs in its own process, forked from the sweep's job server
 (:mod:`maze.rl.hpo.job_server`, which imported the jobs' modules once), in its own sweep
 subdirectory, exactly as Hydra's basic launcher would run it in-process: ``maze_cli.log`` and
-``.hydra/`` included. The console gets one line when a job
-starts and one when it ends; a job's own output is in its ``maze_cli.log``. A job that
-raises or whose process dies is a failed :class:`~hydra.core.utils.JobReturn`; the other
-jobs go on.
+``.hydra/`` included. The console gets one line when a job starts and one when it ends; a
+job's own output is in its ``maze_cli.log``. A job that raises or whose process dies is a
+failed :class:`~hydra.core.utils.JobReturn`; the other jobs go on.
 
 At most ``n_jobs`` processes run at once, and never more than fit the CPUs: a job takes
 ``cpus_per_job`` CPUs, by default ``runner.concurrency`` when its runner steps the envs in
