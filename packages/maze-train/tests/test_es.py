@@ -21,6 +21,7 @@ from maze.train.trainers.es import (
     ESDevRunner,
     ESTrainer,
     SharedNoiseTable,
+    es_shared_noise_table,
     get_flat_parameters,
     set_flat_parameters,
 )
@@ -67,6 +68,22 @@ def test_noise_table_is_reproducible_from_its_seed_and_shared_by_handle() -> Non
         for noise_table in (table, same, other):
             noise_table.close()
     assert not Path("/dev/shm", table.name).exists()
+
+
+def test_noise_table_chunks_filled_in_parallel_do_not_depend_on_the_thread_count(monkeypatch) -> None:
+    monkeypatch.setattr(es_shared_noise_table, "CHUNK", 1_000)  # 10 chunks of independently seeded noise
+    tables = []
+    for cpus in (1, 4):
+        monkeypatch.setattr(es_shared_noise_table.os, "cpu_count", lambda cpus=cpus: cpus)
+        tables.append(SharedNoiseTable(10_000, seed=7))
+    try:
+        first, second = (table.noise for table in tables)
+        assert np.array_equal(first, second)
+        assert not np.array_equal(first[:1_000], first[1_000:2_000])  # each chunk its own stream
+        assert abs(float(first.mean())) < 0.05 and abs(float(first.std()) - 1.0) < 0.05
+    finally:
+        for table in tables:
+            table.close()
 
 
 def test_noise_table_shorter_than_the_policy_is_a_configuration_error() -> None:

