@@ -47,7 +47,12 @@ def start_fork_server() -> None:
     Call it early, so the server's imports overlap with the caller's setup, but after the
     CPU-thread variables are set (processes forked by the server inherit its environment).
     Nothing changes when the server already runs.
+
+    Raises:
+        ConfigurationError: Called from a script's module-level code without ``if __name__ ==
+            "__main__":`` (the server would re-import the script; see :func:`check_main_guard`).
     """
+    check_main_guard("forkserver", "the fork server of the worker processes")
     multiprocessing.get_context("forkserver").set_forkserver_preload(FORKSERVER_PRELOAD)
     forkserver.ensure_running()
 
