@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 import torch
 from maze.env.errors import ConfigurationError, EnvWorkerError
-from maze.env.utils.main_guard import check_main_guard
+from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.train.distributed.actors import ActorOutput, DistributedActors, act_once, actor_collector
 
 __all__ = ["START_METHODS", "ActorFailedError", "SharedPolicyWeights", "SubprocDistributedActors"]
@@ -260,9 +260,10 @@ class SubprocDistributedActors(DistributedActors):
             if process.exitcode is not None:
                 time.sleep(POLL_SECONDS)  # a traceback on its way wins over the bare exit code
                 self._check_errors_only()
+                note = reimport_note(self.start_method) if process.exitcode == 1 else ""
                 raise ActorFailedError(
                     f"Actor {actor} (process {process.pid}) died with {_describe_exit(process.exitcode)}; training "
-                    "stopped. Check the machine's memory and the env of that actor"
+                    f"stopped. Check the machine's memory and the env of that actor.{note}"
                 )
 
     def _check_errors_only(self) -> None:
