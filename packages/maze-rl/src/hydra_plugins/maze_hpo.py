@@ -10,7 +10,7 @@ Their configs are ``maze/conf/hydra/{sweeper,launcher}/*.yaml``. The work is don
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Optional
 
 from hydra.plugins.launcher import Launcher
@@ -55,6 +55,16 @@ class MazeLocalLauncher(Launcher):
         return launch_in_processes(
             self.hydra_context, self.server, self.config, job_overrides, initial_job_idx, self.parallel
         )
+
+    def stream(
+        self, next_overrides: Callable[[], Optional[Sequence[str]]], initial_job_idx: int, max_parallel: int
+    ) -> Iterator[tuple[int, Any]]:
+        """Starts a job whenever a process is free (see :func:`maze.rl.hpo.launcher.stream_jobs`); yields the ended ones."""
+        from maze.rl.hpo.launcher import stream_jobs
+
+        parallel = min(self.parallel, max_parallel)
+        print(f"[launcher] {parallel} jobs at a time, in {self.config.hydra.sweep.dir}", flush=True)
+        return stream_jobs(self.hydra_context, self.server, self.config, next_overrides, initial_job_idx, parallel)
 
 
 class _MazeSweeper(Sweeper):

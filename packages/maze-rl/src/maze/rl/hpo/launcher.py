@@ -15,15 +15,14 @@ worker processes (``runner=local``), else one.
 from __future__ import annotations
 
 import os
-from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
 from maze.rl.hpo.job_server import JobOutcome, JobServer
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-__all__ = ["cpus_of_job", "launch_in_processes", "parallel_jobs", "preload_job_modules"]
+__all__ = ["cpus_of_job", "launch_in_processes", "parallel_jobs", "preload_job_modules", "stream_jobs"]
 
 
 def cpus_of_job(job_config: DictConfig) -> int:
@@ -100,25 +99,60 @@ def launch_in_processes(
         initial_job_idx: Number of the first job (``hydra.job.num``).
         parallel: Jobs at once (see :func:`parallel_jobs`).
     """
-    Path(str(config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
     parallel = min(parallel, len(job_overrides))
     print(f"[launcher] {len(job_overrides)} jobs, {parallel} at a time, in {config.hydra.sweep.dir}", flush=True)
-    pending = deque(range(len(job_overrides)))
-    configs: dict[int, DictConfig] = {}
+    pending = iter(job_overrides)
     results: list[Any] = [None] * len(job_overrides)
-    while pending or configs:
-        while pending and len(configs) < parallel:
-            index = pending.popleft()
-            configs[index] = job_config = hydra_context.config_loader.load_sweep_config(
-                config, list(job_overrides[index])
-            )
-            with open_dict(job_config):
-                job_config.hydra.job.id = job_config.hydra.job.num = initial_job_idx + index
-            server.submit(index, job_config)
-            print(f"[launcher] #{job_config.hydra.job.num} started: {' '.join(job_overrides[index])}", flush=True)
-        index, outcome, exit_code = server.finished()
-        results[index] = _job_return(configs.pop(index), job_overrides[index], outcome, exit_code)
+    for offset, job_return in stream_jobs(
+        hydra_context, server, config, lambda: next(pending, None), initial_job_idx, parallel
+    ):
+        results[offset] = job_return
     return results
+
+
+def stream_jobs(
+    hydra_context: Any,
+    server: JobServer,
+    config: DictConfig,
+    next_overrides: Callable[[], Optional[Sequence[str]]],
+    initial_job_idx: int,
+    parallel: int,
+) -> Iterator[tuple[int, Any]]:
+    """Keeps ``parallel`` jobs running: starts the next one as soon as one ends, until ``next_overrides`` has none.
+
+    Args:
+        hydra_context: Hydra's context (config loader, callbacks).
+        server: The job server.
+        config: The sweep config (``hydra.sweep.dir``, ``hydra.sweep.subdir``).
+        next_overrides: The overrides of the next job (None: no more jobs); called when a
+            process is free, so an optimizer can suggest it from the results so far.
+        initial_job_idx: Number of the first job (``hydra.job.num``).
+        parallel: Jobs at once.
+
+    Yields:
+        ``(offset, JobReturn)`` of every job as it ends (offset: its number minus ``initial_job_idx``).
+    """
+    Path(str(config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
+    running: dict[int, tuple[DictConfig, Sequence[str]]] = {}
+    started, exhausted = 0, False
+    while True:
+        while not exhausted and len(running) < parallel:
+            overrides = next_overrides()
+            if overrides is None:
+                exhausted = True
+                break
+            job_config = hydra_context.config_loader.load_sweep_config(config, list(overrides))
+            with open_dict(job_config):
+                job_config.hydra.job.id = job_config.hydra.job.num = initial_job_idx + started
+            server.submit(started, job_config)
+            running[started] = (job_config, overrides)
+            started += 1
+            print(f"[launcher] #{job_config.hydra.job.num} started: {' '.join(overrides)}", flush=True)
+        if not running:
+            return
+        offset, outcome, exit_code = server.finished()
+        job_config, overrides = running.pop(offset)
+        yield offset, _job_return(job_config, overrides, outcome, exit_code)
 
 
 def _job_return(job_config: DictConfig, overrides: Sequence[str], outcome: JobOutcome, exit_code: Optional[int]) -> Any:

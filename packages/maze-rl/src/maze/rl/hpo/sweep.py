@@ -99,6 +99,9 @@ def run_sweep(
 ) -> SweepResult:
     """Runs ``optimizer.budget`` jobs, ``optimizer.num_workers`` at a time, and writes the summary.
 
+    With maze's local launcher the next job is asked for and started as soon as one ends (the
+    optimizer hears every result as it comes); other launchers run batches of ``num_workers``.
+
     Args:
         launcher: The Hydra launcher (``launch(job_overrides, initial_job_idx)``).
         config: The sweep config (``hydra.sweep.dir``).
@@ -116,15 +119,31 @@ def run_sweep(
     sweep_dir.mkdir(parents=True, exist_ok=True)
     OmegaConf.save(config, sweep_dir / "multirun.yaml")
     result = SweepResult(maximize=optimizer.maximize)
-    while len(result.jobs) < optimizer.budget:
-        size = min(optimizer.num_workers, optimizer.budget - len(result.jobs))
-        asked = [optimizer.ask() for _ in range(size)]
-        batch = [[*space.fixed, *(override(key, value) for key, value in params.items())] for _, params in asked]
-        returns = launcher.launch(batch, initial_job_idx=len(result.jobs))
-        for (token, params), job_return in zip(asked, returns, strict=True):
-            record = _record(len(result.jobs), params, job_return)
-            optimizer.tell(token, record.objective)
-            result.jobs.append(record)
+    asked: list[tuple[Any, dict[str, Any]]] = []
+
+    def ask() -> list[str]:
+        asked.append(optimizer.ask())
+        return [*space.fixed, *(override(key, value) for key, value in asked[-1][1].items())]
+
+    def tell(number: int, job_return: Any) -> None:
+        token, params = asked[number]
+        record = _record(number, params, job_return)
+        optimizer.tell(token, record.objective)
+        result.jobs.append(record)
+
+    if hasattr(launcher, "stream"):  # maze's local launcher: the next job starts as soon as a process is free
+        for number, job_return in launcher.stream(
+            lambda: ask() if len(asked) < optimizer.budget else None,
+            initial_job_idx=0,
+            max_parallel=optimizer.num_workers,
+        ):
+            tell(number, job_return)
+        result.jobs.sort(key=lambda job: job.number)
+    while len(asked) < optimizer.budget:  # other launchers: batches of num_workers jobs
+        first = len(asked)
+        batch = [ask() for _ in range(min(optimizer.num_workers, optimizer.budget - first))]
+        for offset, job_return in enumerate(launcher.launch(batch, initial_job_idx=first)):
+            tell(first + offset, job_return)
     text = f"{title}\n\n{result.table()}"
     print(f"\n{text}\n", flush=True)
     (sweep_dir / SUMMARY_FILE).write_text(text + "\n", encoding="utf-8")
