@@ -22,6 +22,7 @@ from maze.env.log_stats.event_decorators import define_episode_stats, define_epo
 from maze.env.log_stats.log_stats import LogStats
 from maze.env.utils.finite import NonFiniteValue, NonFiniteValueError, find_non_finite
 from maze.train.event_log import TrainerEventLog
+from maze.train.utils import delegated
 
 __all__ = [
     "NON_FINITE_POLICIES",
@@ -183,21 +184,5 @@ class CollectorGuardedTrainer:
     """
 
     collector: Any
-
-    @property
-    def guard(self) -> NonFiniteGuard:
-        """Checks observations, rewards, losses and gradients (shared with the collector)."""
-        return self.collector.guard
-
-    @guard.setter
-    def guard(self, guard: NonFiniteGuard) -> None:
-        self.collector.guard = guard
-
-    @property
-    def env_steps(self) -> int:
-        """Env steps collected in total (restored when resuming)."""
-        return self.collector.env_steps
-
-    @env_steps.setter
-    def env_steps(self, value: int) -> None:
-        self.collector.env_steps = value
+    guard = delegated("collector", "guard", "Checks observations, rewards, losses and gradients (the collector's).")
+    env_steps = delegated("collector", "env_steps", "Env steps collected in total (restored when resuming).")

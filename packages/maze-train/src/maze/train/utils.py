@@ -1,4 +1,4 @@
-"""Small tensor/array helpers of the trainers: stacking dicts of arrays and gradient norms."""
+"""Small helpers of the trainers: stacking dicts of arrays, gradient norms, attributes delegated to a part."""
 
 from __future__ import annotations
 
@@ -8,7 +8,13 @@ from typing import Any, Union
 import numpy as np
 import torch
 
-__all__ = ["compute_gradient_norm", "stack_numpy_dict_list", "stack_torch_dict_list", "unstack_numpy_list_dict"]
+__all__ = [
+    "compute_gradient_norm",
+    "delegated",
+    "stack_numpy_dict_list",
+    "stack_torch_dict_list",
+    "unstack_numpy_list_dict",
+]
 
 
 def stack_numpy_dict_list(dict_list: Sequence[Mapping[str, Any]]) -> dict[str, np.ndarray]:
@@ -47,3 +53,21 @@ def compute_gradient_norm(parameters: Iterable[torch.nn.Parameter]) -> float:
     if not grads:
         return 0.0
     return float(torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads))))
+
+
+def delegated(part: str, name: str, doc: str) -> property:
+    """A property that reads and writes ``self.<part>.<name>``, e.g. a trainer's ``guard`` that is its collector's.
+
+    Args:
+        part: The attribute holding the part (e.g. ``"collector"``).
+        name: The part's attribute.
+        doc: The property's docstring.
+    """
+
+    def get(self: Any) -> Any:
+        return getattr(getattr(self, part), name)
+
+    def set_(self: Any, value: Any) -> None:
+        setattr(getattr(self, part), name, value)
+
+    return property(get, set_, doc=doc)

@@ -23,7 +23,7 @@ from maze.train.replay.replay_buffer import BaseReplayBuffer, TransitionBatch
 from maze.train.replay.rollout_buffer import env_rollouts
 from maze.train.replay.substep_transitions import SubStepTransitions
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector
-from maze.train.utils import stack_numpy_dict_list
+from maze.train.utils import delegated, stack_numpy_dict_list
 
 __all__ = [
     "BaseDistributedWorkersWithBuffer",
@@ -181,32 +181,13 @@ class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         super().__init__(replay_buffers, collector.env.n_envs, collector.n_steps)
         self._transitions = self._splitter()
 
-    @property  # type: ignore[override]
-    def guard(self) -> NonFiniteGuard:
-        """The collector's guard (it also checks the observations before the policy acts)."""
-        return self.collector.guard
-
-    @guard.setter
-    def guard(self, guard: NonFiniteGuard) -> None:
-        self.collector.guard = guard
-
-    @property  # type: ignore[override]
-    def env_steps(self) -> int:
-        """Env steps collected so far (all envs)."""
-        return self.collector.env_steps
-
-    @env_steps.setter
-    def env_steps(self, value: int) -> None:
-        self.collector.env_steps = value
-
-    @property  # type: ignore[override]
-    def on_env_steps(self) -> Optional[Callable[[int], Any]]:
-        """The collector's callback after every env step of all envs."""
-        return self.collector.on_env_steps
-
-    @on_env_steps.setter
-    def on_env_steps(self, callback: Optional[Callable[[int], Any]]) -> None:
-        self.collector.on_env_steps = callback
+    guard = delegated(  # type: ignore[assignment]
+        "collector", "guard", "The collector's guard (it also checks the observations before the policy acts)."
+    )
+    env_steps = delegated("collector", "env_steps", "Env steps collected so far (all envs).")  # type: ignore[assignment]
+    on_env_steps = delegated(  # type: ignore[assignment]
+        "collector", "on_env_steps", "The collector's callback after every env step of all envs."
+    )
 
     def collect_episode_stats(self, aggregator: LogStatsAggregator) -> None:
         """Takes the finished episodes' statistics from the vector env."""

@@ -13,7 +13,6 @@ from maze.env.core.actor import StepKeyType
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.event_log import TrainerEventLog
-from maze.train.guards import NonFiniteGuard
 from maze.train.optim import Adam
 from maze.train.replay.replay_buffer import TransitionBatch
 from maze.train.replay.workers import BaseDistributedWorkersWithBuffer
@@ -23,6 +22,7 @@ from maze.train.trainers.sac.events import SACEvents
 from maze.train.trainers.sac.losses import discrete_log_probs, q_of_taken_actions, sample_with_log_prob, soft_update
 from maze.train.trainers.sac.substeps import SubStep, sub_steps
 from maze.train.trainers.sac.twin_q import TwinQ
+from maze.train.utils import delegated
 
 __all__ = ["SAC"]
 
@@ -105,23 +105,10 @@ class SAC(EpochLoopTrainer):
         """The policy's optimizer (the critics' and the entropy coefficient's are extra state)."""
         return self.policy_optimizer
 
-    @property
-    def guard(self) -> NonFiniteGuard:
-        """Checks rewards, losses and gradients (shared with the workers)."""
-        return self.workers.guard
-
-    @guard.setter
-    def guard(self, guard: NonFiniteGuard) -> None:
-        self.workers.guard = guard
-
-    @property
-    def env_steps(self) -> int:
-        """Env steps of the rollouts added to the replay buffer (restored when resuming)."""
-        return self.workers.env_steps
-
-    @env_steps.setter
-    def env_steps(self, value: int) -> None:
-        self.workers.env_steps = value
+    guard = delegated("workers", "guard", "Checks rewards, losses and gradients (shared with the workers).")
+    env_steps = delegated(
+        "workers", "env_steps", "Env steps of the rollouts added to the replay buffer (restored when resuming)."
+    )
 
     def close(self) -> None:
         """Stops the workers (closes their envs; no worker process outlives this call)."""
