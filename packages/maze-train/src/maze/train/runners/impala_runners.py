@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
 from maze.train.distributed.actors import DistributedActors, SequentialDistributedActors
-from maze.train.distributed.subproc_actors import SubprocDistributedActors, start_fork_server
+from maze.train.distributed.subproc_actors import SubprocDistributedActors
 from maze.train.runners.actor_critic_runners import ACDevRunner, ACLocalRunner, ACRunner
 from maze.train.trainers.impala.config import ImpalaAlgorithmConfig
 
@@ -76,10 +76,9 @@ class ImpalaLocalRunner(ImpalaRunner, ACLocalRunner):
         super().__init__(*args, **kwargs)
         self.start_method = start_method
 
-    def start_worker_processes_early(self) -> None:
-        """Starts the actors' fork server (its torch import overlaps with building envs and model)."""
-        if self.start_method == "forkserver":
-            start_fork_server()
+    def worker_start_method(self) -> Optional[str]:
+        """The actor processes' start method (a fork server starts early)."""
+        return self.start_method
 
     def _actors(self, config: ImpalaAlgorithmConfig, policy: Any, seeds: list[int]) -> DistributedActors:
         arguments = (self.env_factory, policy, config.n_rollout_steps, config.num_actors, config.actors_batch_size)

@@ -29,6 +29,7 @@ from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
 from maze.rollout.runner import Runner
+from maze.train.distributed.subproc_actors import start_fork_server
 from maze.train.evaluators.background import BackgroundEvaluation
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.guards import NonFiniteGuard
@@ -150,9 +151,16 @@ class TrainingRunner(Runner):
     def start_worker_processes_early(self) -> None:
         """Called right after the CPU-thread settings, before envs and model are built.
 
-        Runners whose workers come from a fork server start it here, so its imports overlap
-        with the rest of the setup (processes it forks inherit the thread settings).
+        Starts the fork server of the runner's worker processes when they use one (see
+        :meth:`worker_start_method`), so its imports (torch, the worker code) overlap with the
+        rest of the setup; the processes it forks inherit the thread settings.
         """
+        if self.worker_start_method() == "forkserver":
+            start_fork_server()
+
+    def worker_start_method(self) -> Optional[str]:
+        """The start method of the worker processes that act with torch policies (None: the runner starts none)."""
+        return None
 
     @abstractmethod
     def setup_trainer(self, config: AlgorithmConfig) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from maze.env.vector.subproc import SubprocVectorEnv
-from maze.train.distributed.subproc_actors import start_fork_server
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
 from maze.train.runners.env_factory import build_vector_env
@@ -146,10 +145,9 @@ class ESLocalRunner(ESMasterRunner):
         self.n_eval_workers = n_eval_workers
         self.start_method = start_method
 
-    def start_worker_processes_early(self) -> None:
-        """Starts the workers' fork server (its torch import overlaps with building envs, model and noise table)."""
-        if self.start_method == "forkserver" and (self.n_train_workers or self.n_eval_workers):
-            start_fork_server()
+    def worker_start_method(self) -> Optional[str]:
+        """The worker processes' start method (a fork server starts early, while the noise table is built)."""
+        return self.start_method if self.n_train_workers or self.n_eval_workers else None
 
     def _eval_env(self) -> Any:
         if not self.n_eval_workers:

@@ -13,7 +13,6 @@ from maze.env.utils.factory import Factory, resolve_target
 from maze.perception.agent.torch_state_action_critic import TorchStateActionCritic
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.template_model_composer import TemplateModelComposer
-from maze.train.distributed.subproc_actors import start_fork_server
 from maze.train.replay.replay_buffer import BaseReplayBuffer, UniformReplayBuffer
 from maze.train.replay.rollout_buffer import RolloutReplayBuffer
 from maze.train.replay.subproc_workers import SubprocDistributedWorkersWithBuffer
@@ -74,10 +73,9 @@ class SACRunner(ACRunner):
         self.worker_processes = worker_processes
         self.start_method = start_method
 
-    def start_worker_processes_early(self) -> None:
-        """Starts the workers' fork server (its torch import overlaps with building envs and model)."""
-        if self.worker_processes and self.start_method == "forkserver":
-            start_fork_server()
+    def worker_start_method(self) -> Optional[str]:
+        """The worker processes' start method with ``worker_processes`` (a fork server starts early)."""
+        return self.start_method if self.worker_processes else None
 
     def env_placement(self, concurrency: int) -> tuple[int, bool]:
         """Evaluation envs: ``concurrency``, or with 0 one worker per core (``worker_processes``) or 8 in this process."""
