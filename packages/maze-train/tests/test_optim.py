@@ -143,3 +143,36 @@ def test_keep_lr_keeps_the_current_learning_rate(keep_lr: bool, expected_lr: flo
     optimizer = Adam(small_net().parameters(), lr=0.5)
     optimizer.load_state_dict(stored, keep_lr=keep_lr)
     assert optimizer.lr == pytest.approx(expected_lr)
+
+
+def test_parameters_of_different_dtypes_are_updated_like_torch_adam() -> None:
+    """The fused kernel takes one dtype per call: a float64 layer next to float32 ones gets its own call."""
+    ours, reference = small_net(), small_net()
+    ours[2].double()
+    reference[2].double()
+
+    def mixed(net: torch.nn.Module, inputs: torch.Tensor) -> torch.Tensor:
+        return net[2](net[1](net[0](inputs)).double()).float()
+
+    train(ours, Adam(ours.parameters(), lr=1e-2), range(10), mixed)
+    train(reference, torch.optim.Adam(reference.parameters(), lr=1e-2), range(10), mixed)
+
+    for mine, theirs in zip(parameters(ours), parameters(reference), strict=True):
+        torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-6)
+    assert ours[2].weight.dtype == torch.float64
+
+
+def test_loads_a_state_with_float64_step_counts() -> None:
+    """States saved before the fused kernel counted steps in float64; they resume with the same counts."""
+    net = small_net()
+    optimizer = Adam(net.parameters(), lr=1e-2)
+    train(net, optimizer, range(3))
+    state = optimizer.state_dict()
+    state["steps"] = {index: step.to(torch.float64) for index, step in state["steps"].items()}
+
+    resumed = Adam(net.parameters(), lr=1e-2)
+    resumed.load_state_dict(state)
+    train(net, resumed, range(3, 4))
+
+    assert [float(step) for step in resumed.steps] == [4.0] * len(resumed.steps)
+    assert all(step.dtype == torch.float32 for step in resumed.steps)

