@@ -2,10 +2,11 @@
 
 Both use RL-Zoo's SAC settings for Pendulum-v1 (see ``sb3_pendulum`` and maze's
 ``+experiment=pendulum_sac``: one env, 100 random steps, then one gradient step of batch 256
-per env step, i.e. the same update-to-data ratio, 256x256 ReLU networks, learning rate 1e-3,
-entropy coefficient tuned from 1.0), a budget of 20,000 env steps and a deterministic
-evaluation of 10 episodes about every 1,000 env steps; a run stops at the first evaluation
-with a mean of -200 or more. Runs alternate between the tools (maze seed 0, SB3 seed 0, ...)
+per env step, i.e. the same update-to-data ratio, the same networks (SB3's MlpPolicy: 256x256
+ReLU policy and Q networks, the action concatenated to the observation at the Q networks'
+input), learning rate 1e-3, entropy coefficient tuned from 1.0), a budget of 20,000 env steps
+and a deterministic evaluation of 10 episodes about every 1,000 env steps; a run stops at the
+first evaluation with a mean of -200 or more. Runs alternate between the tools (maze seed 0, SB3 seed 0, ...)
 and are measured like the PPO benchmark (``train_bench``): whole-command wall time, the
 child's peak RSS, and the training summary each child writes.
 """

@@ -1,10 +1,12 @@
 """SAC gradient-step cost: maze's ``SAC.update`` (float32 and mixed precision) against SB3's ``SAC.train``.
 
-Both learners have RL-Zoo's Pendulum settings (256x256 ReLU policy and Q networks, batch 256,
-entropy tuning) and a replay buffer of 5,000 random transitions; one case runs gradient steps
-(sampling a batch, twin-Q critic step, policy step, entropy-coefficient step, soft target
-update), interleaved in this process on one thread (``torch.set_num_threads(1)``), so machine
-noise hits both alike. The cost ratio is SB3's rate over maze's (below 1: maze is faster).
+Both learners have RL-Zoo's Pendulum settings (SB3's MlpPolicy networks: 256x256 ReLU policy
+and Q networks, the action concatenated to the observation at the Q networks' input; maze's
+from ``experiment/pendulum_sac.yaml``; batch 256, entropy tuning) and a replay buffer of 5,000
+random transitions; one case runs gradient steps (sampling a batch, twin-Q critic step, policy
+step, entropy-coefficient step, soft target update), interleaved in this process on one thread
+(``torch.set_num_threads(1)``), so machine noise hits both alike. The cost ratio is SB3's rate
+over maze's (below 1: maze is faster).
 """
 
 from __future__ import annotations
@@ -30,12 +32,12 @@ def maze_trainer(mixed_precision: bool) -> Callable[[int], None]:
     from maze.train.trainers.sac.sac_runners import SACDevRunner
 
     model = yaml.safe_load(files("maze.perception.conf.model").joinpath("vector_obs.yaml").read_text())
-    model["model_builder"]["shared_embedding_keys"] = []
-    for modality in ("feature", "hidden"):
-        model["model_builder"]["modality_config"][modality]["block_params"] = {
-            "hidden_units": [256],
-            "non_lin": "torch.nn.ReLU",
-        }
+    experiment = yaml.safe_load(files("maze.conf.experiment").joinpath("pendulum_sac.yaml").read_text())
+    builder, networks = model["model_builder"], experiment["model"]["model_builder"]  # SB3's MlpPolicy networks
+    builder["shared_embedding_keys"] = networks["shared_embedding_keys"]
+    builder["observation_modality_mapping"] = networks["observation_modality_mapping"]
+    builder["modality_config"]["flat"] = networks["modality_config"]["flat"]
+    builder["modality_config"]["hidden"]["block_params"] = networks["modality_config"]["hidden"]["block_params"]
     model.update(
         yaml.safe_load(files("maze.perception.conf.critic").joinpath("template_state_action.yaml").read_text())
     )
