@@ -293,7 +293,7 @@ def test_demonstrations_of_another_env_are_rejected(tmp_path: Path) -> None:
         set_up(tmp_path / "run", sac_config(), initial_demonstration_trajectories=demonstrations_config(data))
 
 
-def test_mixed_precision_trains_with_float32_parameters_and_finite_losses(tmp_path: Path) -> None:
+def test_mixed_precision_trains_bfloat16_working_copies_of_float32_parameters(tmp_path: Path) -> None:
     runner = set_up(tmp_path, sac_config(env=PENDULUM, mixed_precision=True, n_epochs=1))
     trainer = runner.trainer
     before = [parameter.clone() for parameter in trainer.critics.parameters]
@@ -303,8 +303,52 @@ def test_mixed_precision_trains_with_float32_parameters_and_finite_losses(tmp_pa
     assert stats.dtype == torch.float32 and bool(torch.isfinite(stats).all())
     assert all(parameter.dtype == torch.float32 for parameter in trainer.critics.parameters)
     assert any(not torch.equal(a, b) for a, b in zip(before, trainer.critics.parameters, strict=True))
-    with trainer._autocast():
-        first, _ = trainer.critics.q_values(batch.observations, batch.actions)
+    # the gradient steps ran on bfloat16 copies that now hold the updated float32 values
+    pairs = [
+        (trainer.policy.parameters(), trainer.train_policy.parameters()),
+        (trainer.critics.parameters, trainer.train_critics.parameters),
+        (trainer.target_critics.parameters, trainer.train_target_critics.parameters),
+    ]
+    for masters, copies in pairs:
+        for master, copy in zip(masters, copies, strict=True):
+            assert copy.dtype == torch.bfloat16 and copy.grad is None
+            assert torch.equal(copy, master.to(torch.bfloat16))
+    first, _ = trainer.train_critics.q_values(batch.observations, batch.actions)
     assert first["q_value"].dtype == torch.float32  # the critics' outputs are cast back
+    runner.trainer.workers.close()
+    runner.close()
+
+
+def test_mixed_precision_working_copies_follow_loaded_parameters(tmp_path: Path) -> None:
+    """Parameters loaded into the float32 masters (resume) are what the next gradient steps start from."""
+    runner = set_up(tmp_path, sac_config(env=PENDULUM, mixed_precision=True, n_epochs=1))
+    trainer = runner.trainer
+
+    def copies_match_masters() -> bool:
+        pairs = [
+            (trainer.policy.parameters(), trainer.train_policy.parameters()),
+            (trainer.critics.parameters, trainer.train_critics.parameters),
+            (trainer.target_critics.parameters, trainer.train_target_critics.parameters),
+        ]
+        return all(
+            torch.equal(copy, master.to(torch.bfloat16))
+            for masters, copies in pairs
+            for master, copy in zip(masters, copies, strict=True)
+        )
+
+    state = trainer.state_dict()
+    with torch.no_grad():
+        for parameter in [*trainer.critics.parameters, *trainer.target_critics.parameters]:
+            parameter.add_(1.0)
+    trainer.load_state_dict(state)  # the trainer's own state: Q networks and their targets
+    assert copies_match_masters()
+
+    with torch.no_grad():
+        for parameter in trainer.policy.parameters():
+            parameter.add_(1.0)  # the runner loads the policy into the model
+    seen = []
+    trainer._iteration = lambda: seen.append(copies_match_masters())
+    trainer._train_epoch()
+    assert seen and all(seen)
     runner.trainer.workers.close()
     runner.close()

@@ -29,9 +29,10 @@ class SACAlgorithmConfig(AlgorithmConfig):
             ``target <- (1 - tau) * target + tau * online``.
         target_update_interval: Gradient steps between soft target updates.
         device: ``cpu`` or ``cuda`` (the learner's device).
-        mixed_precision: Run the networks' matrix products in bfloat16 (``torch.autocast``) during
-            gradient steps; parameters, optimizer state, losses and log-probabilities stay float32.
-            About twice as fast on CPUs with AVX512-BF16.
+        mixed_precision: Run the gradient steps' forward and backward passes on bfloat16 copies
+            of the networks (:mod:`~maze.train.trainers.sac.working_copies`); parameters,
+            optimizer state, losses and log-probabilities stay float32. About twice as fast on
+            CPUs with AVX512-BF16.
         entropy_tuning: Learn alpha so that the policy's entropy approaches the target entropy.
         target_entropy_multiplier: Multiplies the default target entropy: ``-dim(A)`` for
             continuous actions, ``0.98 * log|A|`` (summed over heads) for discrete ones.

@@ -22,6 +22,7 @@ from maze.train.trainers.sac.events import SACEvents
 from maze.train.trainers.sac.losses import discrete_log_probs, q_of_taken_actions, sample_with_log_prob, soft_update
 from maze.train.trainers.sac.substeps import SubStep, sub_steps
 from maze.train.trainers.sac.twin_q import TwinQ
+from maze.train.trainers.sac.working_copies import WorkingCopies
 from maze.train.utils import delegated
 
 __all__ = ["SAC"]
@@ -82,6 +83,18 @@ class SAC(EpochLoopTrainer):
         self.sub_steps = sub_steps(model.critic.action_spaces_dict, config.target_entropy_multiplier)
         self.critics = TwinQ(model.critic, second_critic)
         self.target_critics = self.critics.copy()
+        working_dtype = torch.bfloat16 if config.mixed_precision else None
+        self._working_policy = WorkingCopies([self.policy], working_dtype)
+        self._working_critics = WorkingCopies(self.critics.critics, working_dtype)
+        self._working_targets = WorkingCopies(self.target_critics.critics, working_dtype)
+        self.train_policy = self._working_policy.models[0]
+        """The policy the gradient steps run (``policy`` itself, or its bfloat16 copy with ``mixed_precision``)."""
+        self.train_critics = TwinQ(*self._working_critics.models) if config.mixed_precision else self.critics
+        """The Q networks the gradient steps run (``critics``, or bfloat16 copies)."""
+        self.train_target_critics = (
+            TwinQ(*self._working_targets.models) if config.mixed_precision else self.target_critics
+        )
+        """The target Q networks the gradient steps run (``target_critics``, or bfloat16 copies)."""
         self.target_entropies = torch.tensor(
             [sub_step.target_entropy for sub_step in self.sub_steps.values()], device=model.device
         )
@@ -122,7 +135,8 @@ class SAC(EpochLoopTrainer):
     # --- the loop --------------------------------------------------------------------------
 
     def _train_epoch(self) -> None:
-        """The epoch's ``epoch_length`` iterations."""
+        """The epoch's ``epoch_length`` iterations (on working copies of the current parameters)."""
+        self._refresh_working_copies()  # the masters may have been loaded (resume) since the last epoch
         for _ in range(self.config.epoch_length):
             self._iteration()
 
@@ -186,27 +200,25 @@ class SAC(EpochLoopTrainer):
         q_means = []
         for sub_step, batch in steps:
             alpha = alphas[sub_step.index]
-            with self._autocast():
-                with torch.no_grad():
-                    target = self._q_target(batch, alpha, sub_step)
-                q_first, q_second = self._q_taken(batch, sub_step)
+            with torch.no_grad():
+                target = self._q_target(batch, alpha, sub_step)
+            q_first, q_second = self._q_taken(batch, sub_step)
             critic_loss = critic_loss + sum(
                 torch.mean((q_first[head] - head_target) ** 2) + torch.mean((q_second[head] - head_target) ** 2)
                 for head, head_target in target.items()
             )
             q_means.append(next(iter(q_first.values())).mean())
-        critic_norm = self._step(self.critic_optimizer, critic_loss, "critic loss")
+        critic_norm = self._step(self.critic_optimizer, critic_loss, "critic loss", self._working_critics)
         if critic_norm is None:
             return
-        self.critics.requires_grad_(False)
+        self.train_critics.requires_grad_(False)
         try:
-            with self._autocast():
-                losses = [self._policy_loss(batch, alphas[sub_step.index], sub_step) for sub_step, batch in steps]
+            losses = [self._policy_loss(batch, alphas[sub_step.index], sub_step) for sub_step, batch in steps]
         finally:
-            self.critics.requires_grad_(True)
+            self.train_critics.requires_grad_(True)
         policy_loss = sum(loss for loss, _ in losses)
         entropies = torch.stack([entropy.detach() for _, entropy in losses])
-        policy_norm = self._step(self.policy_optimizer, policy_loss, "policy loss")
+        policy_norm = self._step(self.policy_optimizer, policy_loss, "policy loss", self._working_policy)
         if policy_norm is None:
             return
         index = self._index(tuple(sub_step.index for sub_step, _ in steps))
@@ -218,6 +230,7 @@ class SAC(EpochLoopTrainer):
         self.updates += 1
         if self.updates % config.target_update_interval == 0:
             soft_update(self.target_critics.parameters, self.critics.parameters, config.tau)
+            self._working_targets.refresh()
         self._update_stats.append(
             torch.stack(
                 [
@@ -245,9 +258,9 @@ class SAC(EpochLoopTrainer):
     def _policy_distribution(
         self, observation: dict[str, torch.Tensor], sub_step: SubStep
     ) -> DictProbabilityDistribution:
-        """The sub-step policy's action distribution, built from float32 logits (also under bfloat16 autocast)."""
-        logits = self.policy.compute_logits_dict(observation, sub_step.actor_id)
-        return self.policy.logits_dict_to_distribution(
+        """The sub-step policy's action distribution, built from float32 logits (also with bfloat16 networks)."""
+        logits = self.train_policy.compute_logits_dict(observation, sub_step.actor_id)
+        return self.train_policy.logits_dict_to_distribution(
             {head: value.float() for head, value in logits.items()}, sub_step.actor_id
         )
 
@@ -269,7 +282,7 @@ class SAC(EpochLoopTrainer):
         distribution = self._policy_distribution(batch.next_observations, sub_step)
         if sub_step.discrete:
             log_probs = discrete_log_probs(distribution)
-            first, second = self.target_critics.q_values(batch.next_observations, None, sub_step.actor_id)
+            first, second = self.train_target_critics.q_values(batch.next_observations, None, sub_step.actor_id)
             bonus = -alpha * sum((log_p.exp() * log_p).sum(-1) for log_p in log_probs.values())
             values = {
                 head: (log_p.exp() * torch.min(first[f"{head}_q_values"], second[f"{head}_q_values"])).sum(-1) + bonus
@@ -277,7 +290,7 @@ class SAC(EpochLoopTrainer):
             }
         else:
             actions, log_prob = sample_with_log_prob(distribution)
-            first, second = self.target_critics.q_values(batch.next_observations, actions, sub_step.actor_id)
+            first, second = self.train_target_critics.q_values(batch.next_observations, actions, sub_step.actor_id)
             values = {"q_value": torch.min(first["q_value"], second["q_value"]) - alpha * log_prob}
         discount = self.config.gamma * (1.0 - batch.dones)
         return {head: batch.rewards + discount * value for head, value in values.items()}
@@ -287,12 +300,12 @@ class SAC(EpochLoopTrainer):
     ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
         """Both critics' Q values of the batch's actions (per discrete head, or ``q_value``), each ``[B]``."""
         if sub_step.discrete:
-            first, second = self.critics.q_values(batch.observations, None, sub_step.actor_id)
+            first, second = self.train_critics.q_values(batch.observations, None, sub_step.actor_id)
             return (
                 q_of_taken_actions(first, batch.actions, sub_step.starts),
                 q_of_taken_actions(second, batch.actions, sub_step.starts),
             )
-        first, second = self.critics.q_values(batch.observations, batch.actions, sub_step.actor_id)
+        first, second = self.train_critics.q_values(batch.observations, batch.actions, sub_step.actor_id)
         return {"q_value": first["q_value"]}, {"q_value": second["q_value"]}
 
     def _policy_loss(
@@ -302,7 +315,7 @@ class SAC(EpochLoopTrainer):
         distribution = self._policy_distribution(batch.observations, sub_step)
         if sub_step.discrete:
             log_probs = discrete_log_probs(distribution)
-            first, second = self.critics.q_values(batch.observations, None, sub_step.actor_id)
+            first, second = self.train_critics.q_values(batch.observations, None, sub_step.actor_id)
             loss = sum(
                 (log_p.exp() * (alpha * log_p - torch.min(first[f"{head}_q_values"], second[f"{head}_q_values"]))).sum(
                     -1
@@ -312,16 +325,27 @@ class SAC(EpochLoopTrainer):
             entropy = -sum((log_p.exp() * log_p).sum(-1) for log_p in log_probs.values())
             return loss.mean(), entropy.mean()
         actions, log_prob = sample_with_log_prob(distribution)
-        first, second = self.critics.q_values(batch.observations, actions, sub_step.actor_id)
+        first, second = self.train_critics.q_values(batch.observations, actions, sub_step.actor_id)
         loss = alpha * log_prob - torch.min(first["q_value"], second["q_value"])
         return loss.mean(), -log_prob.mean()
 
-    def _autocast(self) -> torch.autocast:
-        """bfloat16 autocast of the networks' matrix products with ``mixed_precision`` (a no-op without)."""
-        return torch.autocast(self.model.device.type, dtype=torch.bfloat16, enabled=self.config.mixed_precision)
-
-    def _step(self, optimizer: Adam, loss: torch.Tensor, name: str, clip: bool = True) -> Optional[torch.Tensor]:
+    def _step(
+        self,
+        optimizer: Adam,
+        loss: torch.Tensor,
+        name: str,
+        working: Optional[WorkingCopies] = None,
+        clip: bool = True,
+    ) -> Optional[torch.Tensor]:
         """Backward pass and one optimizer step; returns the gradient norm before clipping (0-d tensor).
+
+        Args:
+            optimizer: Updates the (master) parameters.
+            loss: The loss to minimize.
+            name: Names the loss in guard messages.
+            working: The working copies the loss was computed with: their gradients move to the
+                masters before the step, and the updated masters are copied back after it.
+            clip: Clip the gradient norm to ``max_grad_norm``.
 
         Returns:
             None if the loss or the gradients were not finite and the step was skipped (``runner.non_finite=skip``).
@@ -330,6 +354,8 @@ class SAC(EpochLoopTrainer):
         if not self.guard.loss_ok(loss, name):
             return None
         loss.backward()
+        if working is not None:
+            working.move_gradients()
         grads = [parameter.grad for parameter in optimizer.parameters if parameter.grad is not None]
         norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads))) if grads else torch.zeros(())
         if not self.guard.gradients_ok(float(norm), self.model):
@@ -338,7 +364,14 @@ class SAC(EpochLoopTrainer):
         if clip and self.config.max_grad_norm > 0:
             torch._foreach_mul_(grads, torch.clamp(self.config.max_grad_norm / (norm + 1e-6), max=1.0))
         optimizer.step()
+        if working is not None:
+            working.refresh()
         return norm
+
+    def _refresh_working_copies(self) -> None:
+        """Copies the current policy and (target) Q network parameters into the working copies."""
+        for working in (self._working_policy, self._working_critics, self._working_targets):
+            working.refresh()
 
     # --- persistence -----------------------------------------------------------------------
 
@@ -364,6 +397,7 @@ class SAC(EpochLoopTrainer):
         with torch.no_grad():
             self.log_entropy_coef.copy_(state["log_entropy_coef"])
         self.updates = int(state["updates"])
+        self._refresh_working_copies()
 
     def extra_state_dicts(self) -> dict[str, Any]:
         """The Q networks, their targets, the critic and entropy optimizers and the entropy coefficient."""
