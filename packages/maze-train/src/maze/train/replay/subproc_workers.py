@@ -135,10 +135,10 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
             aggregator.add_episode_stats(episodes)
         self._episode_stats = []
 
-    def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
-        """Writes the policy's state dict into the workers' shared weights (read before their next rollout)."""
+    def broadcast_updated_policy(self, policy: Any) -> None:
+        """Writes the policy's weights into the workers' shared weights (read before their next rollout)."""
         if self._started:
-            self.actors.broadcast_updated_policy(state_dict)
+            self.actors.broadcast_updated_policy(policy)
 
     def close(self) -> None:
         """Stops the worker processes (none outlives this call) and closes the in-process envs."""

@@ -105,8 +105,13 @@ class BaseDistributedWorkersWithBuffer(ABC):
         """Moves the statistics of the training episodes that ended since the last call into ``aggregator``."""
 
     @abstractmethod
-    def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
-        """Hands the learner's new policy parameters to the workers."""
+    def broadcast_updated_policy(self, policy: Any) -> None:
+        """Hands the learner's new policy parameters to the workers.
+
+        Args:
+            policy: The learner's policy (workers that need its weights take them from it), or its
+                state dict.
+        """
 
     @property
     def replay_buffer(self) -> BaseReplayBuffer:
@@ -197,7 +202,7 @@ class DummyDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         """Collects ``n_rollout_steps`` steps in every env into the buffer (unless a reward is not finite)."""
         return self._store(self.collector.collect(policy if policy is not None else self.policy), self._transitions)
 
-    def broadcast_updated_policy(self, state_dict: Mapping[str, Any]) -> None:
+    def broadcast_updated_policy(self, policy: Any) -> None:
         """Nothing to do: the envs are stepped with the learner's policy object itself."""
 
     def close(self) -> None:

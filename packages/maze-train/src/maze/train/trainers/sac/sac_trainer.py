@@ -172,7 +172,7 @@ class SAC(EpochLoopTrainer):
             batches = self.workers.sample_batches(self.config.batch_size, self.model.device)
             if batches:
                 self.update(batches)
-        self.workers.broadcast_updated_policy(self.policy.state_dict())
+        self.workers.broadcast_updated_policy(self.policy)
         self.events.record(SACEvents.time_rollout, value=collected - start)
         self.events.record(SACEvents.time_update, value=time.perf_counter() - collected)
         self.events.record(SACEvents.buffer_size, value=self.workers.stored_transitions())
