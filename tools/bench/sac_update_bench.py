@@ -106,6 +106,7 @@ def notes(rows: list[Row]) -> str:
     return (
         "Gradient steps per second on one core (Pendulum-v1, RL-Zoo networks and batch 256, a buffer of 5,000 "
         "random transitions), interleaved in one process (median over rounds). Cost ratio = SB3 rate / maze rate, "
-        "the median of per-round ratios: below 1.00× maze is faster. `mixed_precision`: the matrix products under "
-        "bfloat16 autocast (float32 parameters, optimizer state and losses); this CPU has AVX512-BF16."
+        "the median of per-round ratios: below 1.00× maze is faster. `mixed_precision`: the forward and backward "
+        "passes on bfloat16 copies of the networks (float32 parameters, optimizer state and losses); this CPU has "
+        "AVX512-BF16."
     )
