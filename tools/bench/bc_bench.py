@@ -82,9 +82,14 @@ def bc_trainer(records: list[SpacesRecord], optimizer: dict[str, Any]) -> BCTrai
 
 
 def trainer_epoch(trainer: BCTrainer) -> Callable[[], int]:
+    """One more epoch of ``trainer`` per call (``train``'s ``n_epochs`` counts all epochs so far)."""
+
     def work() -> int:
+        iterations = trainer.iterations
         with contextlib.redirect_stdout(io.StringIO()):  # the epoch banner
-            trainer.train(1)
+            trainer.train(trainer.epochs_done + 1)
+        if trainer.iterations == iterations:
+            raise RuntimeError("BCTrainer.train ran no update: the benchmark would time an empty epoch")
         return len(trainer.data)
 
     return work
@@ -145,6 +150,6 @@ def notes(rows: list[Row]) -> str:
         "Cost ratio = peer rate / case rate, the median of per-round ratios: ≤ 1.25× means BCTrainer keeps "
         "≥ 80 % of a hand-written torch loop's throughput. BCTrainer includes its ImitationEvents (losses of every "
         "update; entropy, accuracy and gradient norm of every 4th) and end-of-epoch statistics. The first row is "
-        "the trainer's default optimizer (maze.train.optim.Adam, the same update with multi-tensor kernels), the "
+        "the trainer's default optimizer (maze.train.optim.Adam, the same update with torch's fused Adam kernel), the "
         "second uses the peer's torch.optim.Adam."
     )
