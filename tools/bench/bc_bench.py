@@ -8,7 +8,7 @@ tensors in shuffled minibatches of 100 (the documented ``batch_size``) with lear
 0.001, on one thread, interleaved in this process; rates count samples per second of one
 epoch.
 
-* **maze**: ``BCTrainer.train(1)`` — the NLL loss through the policy's distribution
+* **maze**: one more epoch of ``BCTrainer.train`` — the NLL loss through the policy's distribution
   mapper, ``ImitationEvents`` (losses of every update; entropy, accuracy and gradient norm
   of every 4th) and the end-of-epoch statistics; no validation set and no rollouts
   (evaluation is not training).
