@@ -226,3 +226,17 @@ def test_categorical_sample_from_logits_follows_softmax_and_never_picks_masked_a
     expected = torch.softmax(logits[0].double(), dim=-1)
     assert counts[2] == 0
     torch.testing.assert_close(counts, expected, atol=0.015, rtol=0)
+
+
+def test_squashed_gaussian_rsample_with_log_prob_matches_log_prob_and_keeps_gradients() -> None:
+    torch.manual_seed(0)
+    logits = (0.5 * torch.randn(64, 2, *BOX.shape)).reshape(64, 6).requires_grad_()
+    distribution = SquashedGaussianProbabilityDistribution(logits, BOX)
+    actions, log_prob = distribution.rsample_with_log_prob()
+
+    assert actions.shape == (64, 3) and log_prob.shape == (64,)
+    low, high = torch.as_tensor(BOX.low), torch.as_tensor(BOX.high)
+    assert bool(((actions >= low) & (actions <= high)).all())
+    torch.testing.assert_close(log_prob, distribution.log_prob(actions.detach()), rtol=1e-4, atol=1e-4)
+    (actions.sum() + log_prob.sum()).backward()
+    assert logits.grad is not None and bool(logits.grad.abs().sum() > 0)

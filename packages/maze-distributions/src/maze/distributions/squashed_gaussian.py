@@ -22,6 +22,8 @@ from maze.distributions.utils import (
 
 __all__ = ["SquashedGaussianProbabilityDistribution", "log_one_minus_tanh_squared"]
 
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+"""``log`` of the standard normal density's normalizer."""
 _QUADRATURE_NODES = 129
 """Trapezoid nodes on ``[-8, 8]`` standard deviations; the entropy error is below 1e-5."""
 
@@ -93,6 +95,22 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
         expected_log_det = (log_one_minus_tanh_squared(u) * weights).sum(dim=-1)
         per_dim = normal.entropy() + expected_log_det + torch.log(self._half_range)
         return sum_event_dims(per_dim, self._n_event_dims)
+
+    def rsample_with_log_prob(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Reparameterised actions ``[*batch, *space.shape]`` and their log-density ``[*batch]``.
+
+        Cheaper than :meth:`sample` followed by :meth:`log_prob` (e.g. for SAC's losses): the
+        density of the unsquashed sample ``u = mean + std * eps`` comes from the standard
+        normal noise ``eps`` itself (no ``atanh`` round trip, exact also at the bounds), and
+        the actions are not clamped, so their gradients stay intact.
+        """
+        normal = self.dist.base_dist
+        noise = torch.randn_like(normal.loc)
+        u = normal.loc + normal.scale * noise
+        log_density = -0.5 * noise.square() - normal.scale.log() - _HALF_LOG_2PI
+        log_det = log_one_minus_tanh_squared(u) + torch.log(self._half_range)
+        actions = self.low + (torch.tanh(u) + 1.0) * self._half_range
+        return actions, sum_event_dims(log_density - log_det, self._n_event_dims)
 
     def sample(self) -> torch.Tensor:
         """Random actions in ``[low, high]``, ``[*batch, *space.shape]`` (reparameterised)."""

@@ -9,9 +9,10 @@ import torch
 from gymnasium import spaces
 from maze.env.core.actor import ActorID, StepKeyType
 from maze.perception.agent.torch_networks_model import CriticIdType, NetworksType, TorchCriticModel
+from maze.perception.blocks.base import call_module
 from maze.perception.perception_utils import Q_VALUE_KEY, common_spaces, state_action_critic_shapes
 
-__all__ = ["TorchSharedStateActionCritic", "TorchStateActionCritic", "TorchStepStateActionCritic"]
+__all__ = ["TorchSharedStateActionCritic", "TorchStateActionCritic", "TorchStepStateActionCritic", "q_values_of"]
 
 
 class TorchStateActionCritic(TorchCriticModel):
@@ -36,6 +37,8 @@ class TorchStateActionCritic(TorchCriticModel):
         super().__init__(networks, device, obs_spaces_dict)
         self.action_spaces_dict = dict(action_spaces_dict)
         self.obs_spaces_dict = dict(obs_spaces_dict or {})
+        self._q_shapes = {key: state_action_critic_shapes(space) for key, space in self.action_spaces_dict.items()}
+        """Sub-step key -> (action input shapes, output shapes) of its Q network."""
 
     def _observation(self, observation: Mapping[str, Any]) -> Mapping[str, Any]:
         """The observation entries the network reads (all of them by default)."""
@@ -62,17 +65,40 @@ class TorchStateActionCritic(TorchCriticModel):
         Raises:
             KeyError: If an action the network needs is missing.
         """
+        key, inputs, outputs = self.q_network_inputs(observation, actions, actor_id)
+        return q_values_of(call_module(self.networks[key], inputs), outputs)
+
+    def q_network_inputs(
+        self,
+        observation: Mapping[str, Any],
+        actions: Optional[Mapping[str, Any]] = None,
+        actor_id: Optional[ActorID] = None,
+    ) -> tuple[Any, dict[str, torch.Tensor], tuple[str, ...]]:
+        """What :meth:`predict_q_values` feeds a network (e.g. to run critics of one architecture on the same inputs).
+
+        Args: as :meth:`predict_q_values`.
+
+        Returns:
+            The network key, its input tensors and the names of its Q outputs (for :func:`q_values_of`).
+
+        Raises:
+            KeyError: If an action the network needs is missing.
+        """
         step_key = actor_id[0] if actor_id is not None else next(iter(self.action_spaces_dict))
-        action_inputs, outputs = state_action_critic_shapes(self.action_spaces_dict[step_key])
+        action_inputs, outputs = self._q_shapes[step_key]
         missing = [head for head in action_inputs if actions is None or head not in actions]
         if missing:
             raise KeyError(f"{type(self).__name__}: Q(s, a) needs the actions of the heads {missing}")
         inputs = {**self._observation(observation), **{head: actions[head] for head in action_inputs}}
-        output = self.networks[self._key(actor_id)](self._to_torch(inputs))
-        q_values = {name: output[name] for name in outputs}
-        if Q_VALUE_KEY in q_values:
-            q_values[Q_VALUE_KEY] = q_values[Q_VALUE_KEY].squeeze(-1)
-        return q_values
+        return self._key(actor_id), self._to_torch(inputs), tuple(outputs)
+
+
+def q_values_of(output: Mapping[str, torch.Tensor], names: tuple[str, ...]) -> dict[str, torch.Tensor]:
+    """The Q values among a network's outputs: ``<head>_q_values`` ``[*batch, n]`` and ``q_value`` ``[*batch]``."""
+    q_values = {name: output[name] for name in names}
+    if Q_VALUE_KEY in q_values:
+        q_values[Q_VALUE_KEY] = q_values[Q_VALUE_KEY].squeeze(-1)
+    return q_values
 
 
 class TorchStepStateActionCritic(TorchStateActionCritic):

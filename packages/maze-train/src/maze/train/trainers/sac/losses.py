@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import torch
 from gymnasium import spaces
 from maze.distributions import DictProbabilityDistribution
-from maze.distributions.squashed_gaussian import SquashedGaussianProbabilityDistribution, log_one_minus_tanh_squared
+from maze.distributions.squashed_gaussian import SquashedGaussianProbabilityDistribution
 from maze.env.errors import ConfigurationError
 
 __all__ = [
@@ -70,13 +70,7 @@ def sample_with_log_prob(distribution: DictProbabilityDistribution) -> tuple[dic
     log_prob: torch.Tensor = torch.zeros(())
     for head, head_distribution in distribution.distribution_dict.items():
         if isinstance(head_distribution, SquashedGaussianProbabilityDistribution):
-            u = head_distribution.dist.rsample()
-            half_range = (head_distribution.high - head_distribution.low) / 2.0
-            actions[head] = head_distribution.low + (torch.tanh(u) + 1.0) * half_range
-            correction = (log_one_minus_tanh_squared(u) + torch.log(half_range)).flatten(
-                start_dim=u.dim() - len(head_distribution.high.shape)
-            )
-            head_log_prob = head_distribution.dist.log_prob(u) - correction.sum(-1)
+            actions[head], head_log_prob = head_distribution.rsample_with_log_prob()
         else:
             actions[head] = head_distribution.sample()
             head_log_prob = head_distribution.log_prob(actions[head])

@@ -8,7 +8,8 @@ from typing import Any, Optional
 
 import torch
 from maze.env.core.actor import ActorID
-from maze.perception.agent.torch_state_action_critic import TorchStateActionCritic
+from maze.perception.agent.torch_state_action_critic import TorchStateActionCritic, q_values_of
+from maze.perception.blocks.base import call_module
 
 __all__ = ["TwinQ"]
 
@@ -38,8 +39,12 @@ class TwinQ:
             actions: Its continuous actions ``[B, *shape]`` (None for discrete sub-steps).
             actor_id: Selects the sub-step (None: the only one of a flat env).
         """
+        key, inputs, outputs = self.critics[0].q_network_inputs(observation, actions, actor_id)  # same for both
         return tuple(
-            {name: value.float() for name, value in critic.predict_q_values(observation, actions, actor_id).items()}
+            {
+                name: value.float()
+                for name, value in q_values_of(call_module(critic.networks[key], inputs), outputs).items()
+            }
             for critic in self.critics
         )
 
