@@ -165,13 +165,22 @@ def test_a_failed_multirun_job_fails_the_command(tmp_path: Path) -> None:
     assert len(list((tmp_path / "outputs" / "sweep").rglob("maze_cli.log"))) == 2
 
 
+def _default_ctrl_c() -> None:
+    """Gives the child the default Ctrl-C handling, also where the tests run with SIGINT ignored.
+
+    A job a non-interactive shell starts in the background (``... &``, as CI scripts may)
+    inherits an ignored SIGINT, and Python then keeps ignoring it: Ctrl-C would not reach maze-run.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_ends_a_run_with_one_line_naming_its_outputs(tmp_path: Path) -> None:
     waiting = tmp_path / "meet"  # the runner leaves a file here, then waits for a partner that never comes
     process = subprocess.Popen(
         [maze_run_executable(), "runner._target_=fake_runners.RendezvousRunner", f"+runner.directory={waiting}",
          "+runner.job=0", "+runner.timeout=60", "hydra.run.dir=run"],
         cwd=tmp_path, env=maze_run_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=_default_ctrl_c,
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while not (waiting.is_dir() and any(waiting.iterdir())):
