@@ -187,4 +187,4 @@ if __name__ == "__main__":
     if cli.sb3_child:
         _sb3_child()
     else:
-        main(cli.rounds, write=not cli.no_write)
+        main(quick=cli.no_write, rounds=cli.rounds)
