@@ -81,8 +81,7 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
         """Log-density of actions ``[*batch, *space.shape]`` in the Box -> ``[*batch]``."""
         actions = torch.as_tensor(actions, dtype=self.low.dtype, device=self.low.device)
         u = atanh((actions - self.low) / self._half_range - 1.0)
-        correction = log_one_minus_tanh_squared(u) + torch.log(self._half_range)
-        return self.dist.log_prob(u) - sum_event_dims(correction, self._n_event_dims)
+        return self.dist.log_prob(u) - sum_event_dims(self._log_det(u), self._n_event_dims)
 
     def entropy(self) -> torch.Tensor:
         """Differential entropy of the actions (quadrature, see the class doc), ``[*batch]``."""
@@ -108,9 +107,7 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
         noise = torch.randn_like(normal.loc)
         u = normal.loc + normal.scale * noise
         log_density = -0.5 * noise.square() - normal.scale.log() - _HALF_LOG_2PI
-        log_det = log_one_minus_tanh_squared(u) + torch.log(self._half_range)
-        actions = self.low + (torch.tanh(u) + 1.0) * self._half_range
-        return actions, sum_event_dims(log_density - log_det, self._n_event_dims)
+        return self._squash(u), sum_event_dims(log_density - self._log_det(u), self._n_event_dims)
 
     def sample(self) -> torch.Tensor:
         """Random actions in ``[low, high]``, ``[*batch, *space.shape]`` (reparameterised)."""
@@ -121,5 +118,13 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
         return self._to_box(self.dist.base_dist.loc)
 
     def _to_box(self, u: torch.Tensor) -> torch.Tensor:
-        """Unsquashed values ``u`` -> actions in ``[low, high]`` (same shape)."""
-        return tensor_clamp(self.low + (torch.tanh(u) + 1.0) * self._half_range, self.low, self.high)
+        """Unsquashed values ``u`` -> actions in ``[low, high]`` (same shape), clamped against rounding."""
+        return tensor_clamp(self._squash(u), self.low, self.high)
+
+    def _squash(self, u: torch.Tensor) -> torch.Tensor:
+        """``low + (tanh(u) + 1) * (high - low) / 2`` (same shape as ``u``, not clamped)."""
+        return self.low + (torch.tanh(u) + 1.0) * self._half_range
+
+    def _log_det(self, u: torch.Tensor) -> torch.Tensor:
+        """``log`` of the squashing's derivative per dimension: ``log(1 - tanh(u)^2) + log((high - low) / 2)``."""
+        return log_one_minus_tanh_squared(u) + torch.log(self._half_range)
