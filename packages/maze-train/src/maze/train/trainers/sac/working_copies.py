@@ -51,27 +51,25 @@ class WorkingCopies:
 
     def __init__(self, masters: Sequence[Any], dtype: Optional[torch.dtype]) -> None:
         self.models: list[Any] = list(masters) if dtype is None else [copy.deepcopy(master) for master in masters]
-        self._pairs: list[tuple[torch.Tensor, torch.Tensor]] = []
+        self._masters: list[torch.Tensor] = []
+        self._copies: list[torch.Tensor] = []
         if dtype is None:
             return
         for master, working in zip(masters, self.models, strict=True):
             for network in working.networks.values():
                 network.to(dtype)
                 network.register_forward_pre_hook(_cast_floating_inputs(dtype))
-            self._pairs += zip(
-                (parameter for network in master.networks.values() for parameter in network.parameters()),
-                (parameter for network in working.networks.values() for parameter in network.parameters()),
-                strict=True,
-            )
+            self._masters += (parameter for network in master.networks.values() for parameter in network.parameters())
+            self._copies += (parameter for network in working.networks.values() for parameter in network.parameters())
 
     def move_gradients(self) -> None:
         """Hands the working copies' gradients to the masters (as the masters' dtype) and clears them."""
-        for master, working in self._pairs:
+        for master, working in zip(self._masters, self._copies, strict=True):
             master.grad = None if working.grad is None else working.grad.to(master.dtype)
             working.grad = None
 
     @torch.no_grad()
     def refresh(self) -> None:
         """Copies the masters' current values into the working copies (after an optimizer step or a load)."""
-        if self._pairs:
-            torch._foreach_copy_([working for _, working in self._pairs], [master for master, _ in self._pairs])
+        if self._masters:
+            torch._foreach_copy_(self._copies, self._masters)
