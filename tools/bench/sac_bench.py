@@ -5,8 +5,8 @@ Both use RL-Zoo's SAC settings for Pendulum-v1 (see ``sb3_pendulum`` and maze's
 per env step, i.e. the same update-to-data ratio, the same networks (SB3's MlpPolicy: 256x256
 ReLU policy and Q networks, the action concatenated to the observation at the Q networks'
 input), learning rate 1e-3, entropy coefficient tuned from 1.0), a budget of 20,000 env steps
-and a deterministic evaluation of 10 episodes about every 1,000 env steps; a run stops at the
-first evaluation with a mean of -200 or more. Runs alternate between the tools (maze seed 0, SB3 seed 0, ...)
+and a deterministic evaluation of 10 episodes after 1,100, 2,100, ... env steps in both tools (the
+100 random steps, then every 1,000); a run stops at the first evaluation with a mean of -200 or more. Runs alternate between the tools (maze seed 0, SB3 seed 0, ...)
 and are measured like the PPO benchmark (``train_bench``): whole-command wall time, the
 child's peak RSS, and the training summary each child writes.
 """
@@ -40,9 +40,10 @@ NOTES = (
     "construction, training and evaluations) until the first deterministic evaluation with a mean "
     "return ≥ -200 over 10 episodes; a seed that never gets there within 20,000 env steps counts as "
     "not solved (∞). Env steps at stop include the 100 random steps before learning. Env-steps/s: env "
-    "steps / seconds in rollouts and gradient steps, evaluation excluded. SB3 evaluates every 1,000 "
-    "env steps; maze after every epoch of 1,000 iterations (the first epoch starts after the 100 "
-    "random steps). Runs alternate maze/SB3 per seed, one subprocess each, `OMP_NUM_THREADS=1`."
+    "steps / seconds in rollouts and gradient steps, evaluation excluded. Both tools evaluate after 1,100, "
+    "2,100, ... env steps: maze after each epoch of 1,000 iterations (the first starts after the 100 random "
+    "steps), SB3 with its evaluation grid shifted by its 100 random steps (`first_eval_after`). Runs "
+    "alternate maze/SB3 per seed, one subprocess each, `OMP_NUM_THREADS=1`."
 )
 
 

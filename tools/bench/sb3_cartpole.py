@@ -53,21 +53,33 @@ RL_ZOO = {
 class TimedEvalCallback(EvalCallback):
     """An ``EvalCallback`` that also sums the wall time spent in its evaluations.
 
+    Args:
+        *args: ``EvalCallback``'s arguments.
+        first_eval_after: Env steps (calls) before the first evaluation; then one every
+            ``eval_freq`` calls. None: ``eval_freq`` (``EvalCallback``'s grid).
+        **kwargs: ``EvalCallback``'s keyword arguments.
+
     Attributes:
         eval_seconds: Seconds spent in evaluation steps so far.
         evaluations: How many evaluations ran.
     """
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, first_eval_after: int | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.first_eval_after = self.eval_freq if first_eval_after is None else first_eval_after
         self.eval_seconds = 0.0
         self.evaluations = 0
 
     def _on_step(self) -> bool:
-        if not (self.eval_freq > 0 and self.n_calls % self.eval_freq == 0):
-            return super()._on_step()
+        since_first = self.n_calls - self.first_eval_after
+        if self.eval_freq <= 0 or since_first < 0 or since_first % self.eval_freq:
+            return True  # EvalCallback does nothing between its evaluations
+        calls, self.n_calls = self.n_calls, self.eval_freq  # EvalCallback evaluates at multiples of eval_freq
         start = time.perf_counter()
-        keep_going = super()._on_step()
+        try:
+            keep_going = super()._on_step()
+        finally:
+            self.n_calls = calls
         self.eval_seconds += time.perf_counter() - start
         self.evaluations += 1
         return keep_going
