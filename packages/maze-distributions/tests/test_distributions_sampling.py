@@ -228,6 +228,16 @@ def test_categorical_sample_from_logits_follows_softmax_and_never_picks_masked_a
     torch.testing.assert_close(counts, expected, atol=0.015, rtol=0)
 
 
+def test_squashed_gaussian_sample_from_logits_draws_what_the_distribution_draws() -> None:
+    logits = torch.randn(7, *SquashedGaussianProbabilityDistribution.required_logits_shape(BOX))
+    torch.manual_seed(3)
+    expected = SquashedGaussianProbabilityDistribution(logits, BOX).sample()
+    torch.manual_seed(3)
+    actions = SquashedGaussianProbabilityDistribution.sample_from_logits(logits, BOX)
+    torch.testing.assert_close(actions, expected, rtol=0, atol=0)
+    assert not torch.equal(actions, SquashedGaussianProbabilityDistribution.sample_from_logits(logits, BOX))
+
+
 def test_squashed_gaussian_rsample_with_log_prob_matches_log_prob_and_keeps_gradients() -> None:
     torch.manual_seed(0)
     logits = (0.5 * torch.randn(64, 2, *BOX.shape)).reshape(64, 6).requires_grad_()

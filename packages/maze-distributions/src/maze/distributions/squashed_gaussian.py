@@ -28,6 +28,11 @@ _QUADRATURE_NODES = 129
 """Trapezoid nodes on ``[-8, 8]`` standard deviations; the entropy error is below 1e-5."""
 
 
+def _squash(u: torch.Tensor, low: torch.Tensor, half_range: torch.Tensor) -> torch.Tensor:
+    """``low + (tanh(u) + 1) * half_range`` (same shape as ``u``, not clamped)."""
+    return low + (torch.tanh(u) + 1.0) * half_range
+
+
 def log_one_minus_tanh_squared(u: torch.Tensor) -> torch.Tensor:
     """``log(1 - tanh(u)^2) = 2 * (log 2 - u - softplus(-2u))``, finite for any ``u`` (same shape)."""
     return 2.0 * (math.log(2.0) - u - torch.nn.functional.softplus(-2.0 * u))
@@ -77,6 +82,21 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
         """``(2 * d,)`` for a bounded ``Box(shape=(d,))`` (see :func:`two_parameter_logits_shape`)."""
         return bounded_box_logits_shape(cls, action_space)
 
+    @classmethod
+    def sample_from_logits(
+        cls, logits: torch.Tensor, action_space: spaces.Box, deterministic: bool = False
+    ) -> torch.Tensor:
+        """Actions ``[*batch, *space.shape]`` from logits without building the distribution objects.
+
+        The same values as :meth:`sample` (from the same random state) or
+        :meth:`deterministic_sample`; a policy acting step by step skips the construction of
+        the ``torch.distributions`` objects (about half of its sampling time at batch size 1).
+        """
+        mean, std = gaussian_parameters(logits, action_space, 1.0, cls.log_std_bounds)
+        u = mean if deterministic else mean + torch.empty_like(mean).normal_() * std
+        low, high = box_bounds(action_space, logits)
+        return tensor_clamp(_squash(u, low, (high - low) / 2.0), low, high)
+
     def log_prob(self, actions: Any) -> torch.Tensor:
         """Log-density of actions ``[*batch, *space.shape]`` in the Box -> ``[*batch]``."""
         actions = torch.as_tensor(actions, dtype=self.low.dtype, device=self.low.device)
@@ -107,7 +127,9 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
         noise = torch.randn_like(normal.loc)
         u = normal.loc + normal.scale * noise
         log_density = -0.5 * noise.square() - normal.scale.log() - _HALF_LOG_2PI
-        return self._squash(u), sum_event_dims(log_density - self._log_det(u), self._n_event_dims)
+        return _squash(u, self.low, self._half_range), sum_event_dims(
+            log_density - self._log_det(u), self._n_event_dims
+        )
 
     def sample(self) -> torch.Tensor:
         """Random actions in ``[low, high]``, ``[*batch, *space.shape]`` (reparameterised)."""
@@ -119,11 +141,7 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
 
     def _to_box(self, u: torch.Tensor) -> torch.Tensor:
         """Unsquashed values ``u`` -> actions in ``[low, high]`` (same shape), clamped against rounding."""
-        return tensor_clamp(self._squash(u), self.low, self.high)
-
-    def _squash(self, u: torch.Tensor) -> torch.Tensor:
-        """``low + (tanh(u) + 1) * (high - low) / 2`` (same shape as ``u``, not clamped)."""
-        return self.low + (torch.tanh(u) + 1.0) * self._half_range
+        return tensor_clamp(_squash(u, self.low, self._half_range), self.low, self.high)
 
     def _log_det(self, u: torch.Tensor) -> torch.Tensor:
         """``log`` of the squashing's derivative per dimension: ``log(1 - tanh(u)^2) + log((high - low) / 2)``."""
