@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import platform
 import shutil
 from pathlib import Path
 from typing import Any, Optional
@@ -18,6 +19,7 @@ from maze.env.errors import ConfigurationError
 from maze.train.replay import TransitionBatch
 from maze.train.trainers.sac import losses
 from maze.train.trainers.sac.sac_runners import SACDevRunner
+from maze.train.trainers.sac.working_copies import slow_bfloat16_warning
 from train_test_support import packaged_config, small_model_config
 
 SAC = "maze.train.trainers.sac.sac_trainer.SAC"
@@ -352,3 +354,22 @@ def test_mixed_precision_working_copies_follow_loaded_parameters(tmp_path: Path)
     assert seen and all(seen)
     runner.trainer.workers.close()
     runner.close()
+
+
+def test_mixed_precision_warns_on_x86_cpus_without_bfloat16_instructions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    assert slow_bfloat16_warning("cuda") is None
+    runner = set_up(tmp_path / "float32", sac_config(env=PENDULUM, n_epochs=1))
+    runner.trainer.workers.close()
+    runner.close()
+    assert "mixed_precision" not in capsys.readouterr().out
+    runner = set_up(tmp_path / "mixed", sac_config(env=PENDULUM, mixed_precision=True, n_epochs=1))
+    runner.trainer.workers.close()
+    runner.close()
+    assert "Set algorithm.mixed_precision=false" in capsys.readouterr().out
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: True)
+    assert slow_bfloat16_warning("cpu") is None

@@ -22,7 +22,7 @@ from maze.train.trainers.sac.events import SACEvents
 from maze.train.trainers.sac.losses import discrete_log_probs, q_of_taken_actions, sample_with_log_prob, soft_update
 from maze.train.trainers.sac.substeps import SubStep, sub_steps
 from maze.train.trainers.sac.twin_q import TwinQ
-from maze.train.trainers.sac.working_copies import WorkingCopies
+from maze.train.trainers.sac.working_copies import WorkingCopies, slow_bfloat16_warning
 from maze.train.utils import delegated
 
 __all__ = ["SAC"]
@@ -84,6 +84,8 @@ class SAC(EpochLoopTrainer):
         self.critics = TwinQ(model.critic, second_critic)
         self.target_critics = self.critics.copy()
         working_dtype = torch.bfloat16 if config.mixed_precision else None
+        if config.mixed_precision and (warning := slow_bfloat16_warning(model.device)):
+            print(warning)
         self._working_policy = WorkingCopies([self.policy], working_dtype)
         self._working_critics = WorkingCopies(self.critics.critics, working_dtype)
         self._working_targets = WorkingCopies(self.target_critics.critics, working_dtype)

@@ -15,13 +15,33 @@ interleaved pairs of runs: 4.30-4.41 ms against 4.45-4.79 ms).
 from __future__ import annotations
 
 import copy
+import platform
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 import torch
 from torch import nn
 
-__all__ = ["WorkingCopies"]
+__all__ = ["WorkingCopies", "slow_bfloat16_warning"]
+
+
+def slow_bfloat16_warning(device: torch.device | str) -> str | None:
+    """A warning if bfloat16 working copies are likely slower than float32 on ``device``, else None.
+
+    x86 CPUs without AVX512-BF16 or AMX have no bfloat16 matrix instructions, so oneDNN emulates
+    them and ``mixed_precision`` can cost time instead of saving it. GPUs, other CPU
+    architectures and torch builds without the CPU-feature probes are not judged.
+    """
+    if torch.device(device).type != "cpu" or platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    probes = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    if None in probes or any(probe() for probe in probes):  # a torch without the (private) probes: not judged
+        return None
+    return (
+        "Warning: algorithm.mixed_precision=true, but this CPU has no bfloat16 matrix instructions (AVX512-BF16 or "
+        "AMX), so the bfloat16 gradient steps are emulated and likely slower than float32. Set "
+        "algorithm.mixed_precision=false unless you measured otherwise."
+    )
 
 
 def _cast_floating_inputs(dtype: torch.dtype):
