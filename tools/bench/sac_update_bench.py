@@ -14,11 +14,9 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
-from importlib.resources import files
 from pathlib import Path
 
 import torch
-import yaml
 
 from .harness import Row, interleaved_rates, paired_row, timed_rate
 
@@ -28,36 +26,32 @@ CASE, MIXED, PEER = "maze SAC.update", "maze SAC.update, mixed_precision", "stab
 
 
 def maze_trainer(mixed_precision: bool) -> Callable[[int], None]:
-    """A maze SAC trainer on Pendulum-v1 with a filled buffer; returns ``steps -> None`` running gradient steps."""
-    from maze.train.trainers.sac.sac_runners import SACDevRunner
+    """A maze SAC trainer on Pendulum-v1 with a filled buffer; returns ``steps -> None`` running gradient steps.
 
-    model = yaml.safe_load(files("maze.perception.conf.model").joinpath("vector_obs.yaml").read_text())
-    experiment = yaml.safe_load(files("maze.conf.experiment").joinpath("pendulum_sac.yaml").read_text())
-    builder, networks = model["model_builder"], experiment["model"]["model_builder"]  # SB3's MlpPolicy networks
-    builder["shared_embedding_keys"] = networks["shared_embedding_keys"]
-    builder["observation_modality_mapping"] = networks["observation_modality_mapping"]
-    builder["modality_config"]["flat"] = networks["modality_config"]["flat"]
-    builder["modality_config"]["hidden"]["block_params"] = networks["modality_config"]["hidden"]["block_params"]
-    model.update(
-        yaml.safe_load(files("maze.perception.conf.critic").joinpath("template_state_action.yaml").read_text())
-    )
-    config = {
-        "env": {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "Pendulum-v1"},
-        "wrappers": {},
-        "model": model,
-        "algorithm": {
-            "batch_size": BATCH,
-            "initial_buffer_size": FILL,
-            "lr": 1e-3,
-            "entropy_coef": 1.0,
-            "mixed_precision": mixed_precision,
-        },
-        "seeding": {"env_base_seed": 0, "agent_base_seed": 0},
-    }
+    The config is the SAC benchmark's ``maze-run`` command (``+experiment=pendulum_sac``: SB3's
+    networks and hyper-parameters), composed by Hydra, with a larger initial buffer.
+    """
+    from maze.rl.hydra_config import read_hydra_config
+    from maze.rl.run import build_runner, prepare_config
+
+    overrides = [
+        "env.name=Pendulum-v1",
+        "algorithm=sac",
+        "model=vector_obs",
+        "critic=template_state_action",
+        "+experiment=pendulum_sac",
+        f"algorithm.batch_size={BATCH}",
+        f"algorithm.initial_buffer_size={FILL}",
+        f"algorithm.mixed_precision={str(mixed_precision).lower()}",
+        "seeding.env_base_seed=0",
+        "seeding.agent_base_seed=0",
+        f"runner.launch_dir={Path.cwd()}",  # maze-run takes it from Hydra's runtime
+    ]
+    config = prepare_config(read_hydra_config(config_name="conf_train", overrides=overrides), Path.cwd())
     previous = Path.cwd()
     os.chdir(tempfile.mkdtemp(prefix="maze-sac-update-"))
     try:
-        runner = SACDevRunner("maze.train.trainers.sac.sac_trainer.SAC")
+        runner = build_runner(config)
         runner.setup(config)
     finally:
         os.chdir(previous)
