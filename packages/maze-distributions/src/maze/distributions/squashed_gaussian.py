@@ -33,6 +33,11 @@ def _squash(u: torch.Tensor, low: torch.Tensor, half_range: torch.Tensor) -> tor
     return low + (torch.tanh(u) + 1.0) * half_range
 
 
+def _to_box(u: torch.Tensor, low: torch.Tensor, high: torch.Tensor, half_range: torch.Tensor) -> torch.Tensor:
+    """Unsquashed values ``u`` -> actions in ``[low, high]`` (same shape), clamped against rounding."""
+    return tensor_clamp(_squash(u, low, half_range), low, high)
+
+
 def log_one_minus_tanh_squared(u: torch.Tensor) -> torch.Tensor:
     """``log(1 - tanh(u)^2) = 2 * (log 2 - u - softplus(-2u))``, finite for any ``u`` (same shape)."""
     return 2.0 * (math.log(2.0) - u - torch.nn.functional.softplus(-2.0 * u))
@@ -95,7 +100,7 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
         mean, std = gaussian_parameters(logits, action_space, 1.0, cls.log_std_bounds)
         u = mean if deterministic else mean + torch.empty_like(mean).normal_() * std
         low, high = box_bounds(action_space, logits)
-        return tensor_clamp(_squash(u, low, (high - low) / 2.0), low, high)
+        return _to_box(u, low, high, (high - low) / 2.0)
 
     def log_prob(self, actions: Any) -> torch.Tensor:
         """Log-density of actions ``[*batch, *space.shape]`` in the Box -> ``[*batch]``."""
@@ -133,15 +138,11 @@ class SquashedGaussianProbabilityDistribution(TorchProbabilityDistribution):
 
     def sample(self) -> torch.Tensor:
         """Random actions in ``[low, high]``, ``[*batch, *space.shape]`` (reparameterised)."""
-        return self._to_box(self.dist.rsample())
+        return _to_box(self.dist.rsample(), self.low, self.high, self._half_range)
 
     def deterministic_sample(self) -> torch.Tensor:
         """``low + (tanh(mean) + 1) * (high - low) / 2``, ``[*batch, *space.shape]``."""
-        return self._to_box(self.dist.base_dist.loc)
-
-    def _to_box(self, u: torch.Tensor) -> torch.Tensor:
-        """Unsquashed values ``u`` -> actions in ``[low, high]`` (same shape), clamped against rounding."""
-        return tensor_clamp(_squash(u, self.low, self._half_range), self.low, self.high)
+        return _to_box(self.dist.base_dist.loc, self.low, self.high, self._half_range)
 
     def _log_det(self, u: torch.Tensor) -> torch.Tensor:
         """``log`` of the squashing's derivative per dimension: ``log(1 - tanh(u)^2) + log((high - low) / 2)``."""
