@@ -144,7 +144,7 @@ def test_algorithm_runner_specialization(algorithm: str, runner: str) -> None:
     cfg = compose("conf_train", [f"algorithm={algorithm}", f"runner={runner}"]).runner
     runner_class = {"dev": "ACDevRunner", "local": "ACLocalRunner"}[runner]
     trainer = {"a2c": "maze.train.trainers.a2c.A2C", "ppo": "maze.train.trainers.ppo.PPO"}[algorithm]
-    assert cfg._target_ == f"maze.train.runners.{runner_class}"
+    assert cfg._target_ == f"maze.train.trainers.actor_critic.actor_critic_runners.{runner_class}"
     assert cfg.trainer_class == trainer
     assert (cfg.concurrency, cfg.eval_concurrency) == (0, 0)
     assert cfg.state_dict_dump_file == "state_dict.pt" and cfg.spaces_config_dump_file == "spaces_config.yaml"

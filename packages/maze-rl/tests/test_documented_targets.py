@@ -67,3 +67,20 @@ def test_documented_target_resolves_to_the_class_of_that_name(path: str) -> None
 def test_every_alias_points_at_an_existing_class_of_the_same_name() -> None:
     for old, new in DOCUMENTED_ALIASES.items():
         assert resolve_target(new).__name__ == old.rsplit(".", 1)[-1], old
+
+
+EARLIER_RELEASE_RUNNERS = {
+    # maze's own runner paths before the runners moved beside their trainers (saved in earlier runs' configs)
+    "maze.train.runners.ACDevRunner": "maze.train.trainers.actor_critic.actor_critic_runners",
+    "maze.train.runners.ACLocalRunner": "maze.train.trainers.actor_critic.actor_critic_runners",
+    "maze.train.runners.ImpalaDevRunner": "maze.train.trainers.impala.impala_runners",
+    "maze.train.runners.ImpalaLocalRunner": "maze.train.trainers.impala.impala_runners",
+}
+
+
+@pytest.mark.parametrize(("path", "module"), EARLIER_RELEASE_RUNNERS.items())
+def test_earlier_runner_targets_resolve_to_the_runner_beside_its_trainer(path: str, module: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        runner = resolve_target(path)
+    assert (runner.__module__, runner.__name__) == (module, path.rsplit(".", 1)[-1])

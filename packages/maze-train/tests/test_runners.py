@@ -19,9 +19,9 @@ from maze.env.vector.subproc import SubprocVectorEnv
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.serialization import load_state_dict_file
-from maze.train.runners import ACDevRunner, ACLocalRunner
 from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, auto_concurrency, build_vector_env
 from maze.train.tensorboard import read_scalars, read_texts
+from maze.train.trainers.actor_critic.actor_critic_runners import ACDevRunner, ACLocalRunner
 from train_test_support import small_model_config
 
 PPO = "maze.train.trainers.ppo.PPO"

@@ -91,6 +91,15 @@ DOCUMENTED_ALIASES: dict[str, str] = {
     "maze.train.trainers.common.model_selection.best_model_selection.BestModelSelection": (
         "maze.train.trainers.common.model_selection.BestModelSelection"
     ),
+    # maze's own runner paths before the runners moved beside their trainers (configs of earlier runs)
+    **{
+        f"maze.train.runners.{name}": f"maze.train.trainers.actor_critic.actor_critic_runners.{name}"
+        for name in ("ACDevRunner", "ACLocalRunner")
+    },
+    **{
+        f"maze.train.runners.{name}": f"maze.train.trainers.impala.impala_runners.{name}"
+        for name in ("ImpalaDevRunner", "ImpalaLocalRunner")
+    },
 }
 """Documented path -> the path of our class (strings only: nothing is imported here)."""
 
@@ -103,7 +112,8 @@ def translate_documented_path(path: str) -> Optional[str]:
     if new_path is not None and path not in _warned:
         _warned.add(path)
         warnings.warn(
-            f"_target_ {path!r} is the original framework's module path; it resolves to {new_path!r}. "
+            f"_target_ {path!r} is an old module path (of the original framework or an earlier maze release); "
+            f"it resolves to {new_path!r}. "
             "Update the config to the new path",
             FutureWarning,
             stacklevel=3,

@@ -1,17 +1,11 @@
-"""Training runners: ``maze-run -cn conf_train`` jobs (``runner=dev`` / ``runner=local``)."""
+"""The shared pieces of the training runners: the base :class:`TrainingRunner`, env factories, run directories.
 
-from maze.train.runners.actor_critic_runners import ACDevRunner, ACLocalRunner, ACRunner
+Each algorithm's runners live beside its trainer (see :mod:`maze.train.trainers`), e.g.
+``maze.train.trainers.actor_critic.actor_critic_runners.ACDevRunner`` for A2C/PPO with
+``runner=dev``.
+"""
+
 from maze.train.runners.env_factory import EnvFactory
-from maze.train.runners.impala_runners import ImpalaDevRunner, ImpalaLocalRunner, ImpalaRunner
 from maze.train.runners.training_runner import TrainingRunner
 
-__all__ = [
-    "ACDevRunner",
-    "ACLocalRunner",
-    "ACRunner",
-    "EnvFactory",
-    "ImpalaDevRunner",
-    "ImpalaLocalRunner",
-    "ImpalaRunner",
-    "TrainingRunner",
-]
+__all__ = ["EnvFactory", "TrainingRunner"]

@@ -24,6 +24,9 @@ SUBPROCESS_MIN_STEP_SECONDS = 2e-4
 AUTO_IN_PROCESS_ENVS = 8
 """Envs stepped together in the main process when ``concurrency`` is 0 and the env is cheap."""
 
+MAX_IN_PROCESS_EVAL_ENVS = 32
+"""With ``eval_concurrency: 0``, in-process evaluation runs up to this many episodes side by side."""
+
 
 class EnvFactory:
     """Builds the env of the ``env`` config, wraps it with the ``wrappers`` config and a LogStatsWrapper.

@@ -6,8 +6,7 @@ from typing import Any, Optional
 
 from maze.env.vector.subproc import SubprocVectorEnv
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
-from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
-from maze.train.runners.env_factory import build_vector_env
+from maze.train.runners.env_factory import MAX_IN_PROCESS_EVAL_ENVS, build_vector_env
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.es.es_algorithm_config import ESAlgorithmConfig
 from maze.train.trainers.es.es_distributed_rollouts import ESDistributedRollouts

@@ -20,8 +20,12 @@ from maze.rollout.datasets import (
     resolve_data_paths,
 )
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
-from maze.train.runners.actor_critic_runners import MAX_IN_PROCESS_EVAL_ENVS
-from maze.train.runners.env_factory import auto_concurrency, build_vector_env, measure_step_seconds
+from maze.train.runners.env_factory import (
+    MAX_IN_PROCESS_EVAL_ENVS,
+    auto_concurrency,
+    build_vector_env,
+    measure_step_seconds,
+)
 from maze.train.runners.run_dir import write_training_summary
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig

@@ -22,8 +22,8 @@ from maze.train.replay.workers import (
     DummyDistributedWorkersWithBuffer,
 )
 from maze.train.rollout.collector import RolloutCollector
-from maze.train.runners.actor_critic_runners import ACRunner
 from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, build_vector_env
+from maze.train.trainers.actor_critic.actor_critic_runners import ACRunner
 from maze.train.trainers.sac.config import SACAlgorithmConfig
 from maze.train.trainers.sac.demonstrations import (
     demonstration_rollouts,

@@ -9,6 +9,7 @@ from maze.train.evaluators.rollout_evaluator import Evaluator
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.runners.env_factory import (
     AUTO_IN_PROCESS_ENVS,
+    MAX_IN_PROCESS_EVAL_ENVS,
     auto_concurrency,
     build_vector_env,
     measure_step_seconds,
@@ -17,9 +18,6 @@ from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 
 __all__ = ["ACDevRunner", "ACLocalRunner", "ACRunner"]
-
-MAX_IN_PROCESS_EVAL_ENVS = 32
-"""With ``eval_concurrency: 0``, in-process evaluation runs up to this many episodes side by side."""
 
 
 class ACRunner(TrainingRunner):

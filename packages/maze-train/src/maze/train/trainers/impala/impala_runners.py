@@ -7,7 +7,7 @@ from typing import Any, Optional
 from maze.env.errors import ConfigurationError
 from maze.train.distributed.actors import DistributedActors, SequentialDistributedActors
 from maze.train.distributed.subproc_actors import SubprocDistributedActors
-from maze.train.runners.actor_critic_runners import ACDevRunner, ACLocalRunner, ACRunner
+from maze.train.trainers.actor_critic.actor_critic_runners import ACDevRunner, ACLocalRunner, ACRunner
 from maze.train.trainers.impala.config import ImpalaAlgorithmConfig
 
 __all__ = ["ImpalaDevRunner", "ImpalaLocalRunner", "ImpalaRunner"]
