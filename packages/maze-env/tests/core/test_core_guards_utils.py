@@ -46,7 +46,9 @@ def test_trusted_scope_refuses_foreign_targets_before_importing(tmp_path: Path) 
         assert resolve_target("json.dumps")  # explicitly trusted: functions too
         with pytest.raises(UntrustedTargetError, match=r"'model_config.yaml' names 'subprocess.run'.*\[subprocess\]"):
             Factory(object).instantiate({"_target_": "subprocess.run", "args": ["touch", str(marker)]})
-        with pytest.raises(UntrustedTargetError, match="is a function, not a class"):
+        with pytest.raises(
+            UntrustedTargetError, match="callable function defined in .maze.env.utils.files.; only maze classes"
+        ):
             resolve_target("maze.env.utils.files.atomic_write_bytes")
         with pytest.raises(UntrustedTargetError, match="names 'evil_module'"):
             GymMazeEnv("evil_module:Env-v0")

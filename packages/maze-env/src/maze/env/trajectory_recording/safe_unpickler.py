@@ -2,30 +2,48 @@
 
 Trajectory files are pickles (they hold MazeStates, MazeActions and renderers of any env).
 An ordinary unpickler imports and calls whatever the file names, so a crafted file runs
-code. :class:`SafeUnpickler` resolves only
+code. :class:`SafeUnpickler` resolves every name with the shared
+:class:`~maze.env.utils.allow_list.AllowList` (the one run-directory configs are built
+with), which judges the object a name resolves to, never the text of the name. It admits
 
-* classes of maze's own packages (``maze.*``), the event methods event records refer to
-  (functions whose body is only a docstring, so calling them does nothing), and anything of
-  the modules the user trusts explicitly (their env's state and action classes:
-  ``trusted_modules``),
-* numpy arrays, dtypes and scalars, gymnasium spaces, and plain containers and values
-  (dict, list, tuple, set, OrderedDict, defaultdict, deque, UUID, datetime, ...),
-* the standard reconstruction helpers of pickle (``copyreg``),
+* classes defined in maze's own packages (by the class's own ``__module__``) and the event
+  methods event records refer to (functions whose body is only a docstring, so calling them
+  does nothing), and the classes and functions defined in the modules the user trusts
+  explicitly (their env's state and action classes: ``trusted_modules``),
+* numpy's array, dtype and scalar classes, gymnasium's space classes, and plain containers
+  and values (dict, list, tuple, set, OrderedDict, defaultdict, deque, UUID, datetime, ...),
+* the standard reconstruction helpers of pickle (``copyreg``) and numpy's array
+  reconstruction functions, by identity,
 
-and refuses everything else (functions, code objects, ``os``, ``subprocess``, ``eval``, the
-by-value classes and closures of cloudpickle, ...) before it is imported. The records
-maze writes need nothing else; a refusal names the class and how to trust its module.
+follows a dotted name (protocol 4 and 5) only through allowed classes, never through a module
+(``maze.x.operator.attrgetter``, ``maze.x.os.system``), never admits callable gadgets
+(``operator`` getters and callers, ``functools.partial``, metaclasses, builtins such as
+``eval`` or ``getattr``), and imports nothing outside the allowed packages. While a file loads,
+any config a maze class builds is restricted the same way
+(:func:`~maze.env.utils.trust.trusted_targets_only`). A refusal names the object and why.
+
+Why pickle at all: a MazeState is whatever class the user's env defines, and the documented
+layout stores one pickled record per episode. The allow-list never lets a file call anything
+but the constructors of allowed classes; where that is not enough, load only files you made.
 """
 
 from __future__ import annotations
 
+import builtins
+import collections
+import copyreg
+import datetime
 import io
 import pickle
+import uuid
 from collections.abc import Iterable
 from typing import Any, BinaryIO
 
 import numpy as np
+from gymnasium import spaces
 from maze.env.errors import MazeError
+from maze.env.utils.allow_list import AllowList, ModuleRule, RefusedName, within
+from maze.env.utils.trust import trusted_targets_only
 
 __all__ = ["SafeUnpickler", "UnsafeTrajectoryError", "safe_load", "safe_loads"]
 
@@ -34,65 +52,84 @@ class UnsafeTrajectoryError(MazeError, pickle.UnpicklingError):
     """A pickle names a class or function outside the allow-list."""
 
 
-_ALLOWED: dict[str, frozenset[str]] = {
-    "builtins": frozenset(
-        {"dict", "list", "tuple", "set", "frozenset", "int", "float", "complex", "bool", "str", "bytes"}
-        | {"bytearray", "slice", "range", "object", "NoneType", "Ellipsis", "NotImplemented"}
+def _is_maze_class_or_event_method(obj: Any) -> bool:
+    return isinstance(obj, type) or _is_event_stub(obj)
+
+
+def _is_numpy_type(obj: Any) -> bool:
+    """Numpy's array, dtype and scalar classes (e.g. ``numpy.float32``, ``numpy.dtypes.Float32DType``)."""
+    return isinstance(obj, type) and issubclass(obj, (np.generic, np.ndarray, np.dtype))
+
+
+def _is_space(obj: Any) -> bool:
+    return isinstance(obj, type) and issubclass(obj, spaces.Space)
+
+
+_PLAIN_OBJECTS: dict[str, tuple[str, ...]] = {
+    builtins.__name__: (
+        *("dict", "list", "tuple", "set", "frozenset", "int", "float", "complex", "bool", "str", "bytes"),
+        *("bytearray", "slice", "range", "object", "Ellipsis", "NotImplemented"),
     ),
-    "copyreg": frozenset({"_reconstructor", "__newobj__", "__newobj_ex__"}),
-    "collections": frozenset({"OrderedDict", "defaultdict", "deque", "Counter"}),
-    "uuid": frozenset({"UUID", "SafeUUID"}),
-    "datetime": frozenset({"datetime", "date", "time", "timedelta", "timezone"}),
-    "numpy.core.multiarray": frozenset({"_reconstruct", "scalar"}),
-    "numpy._core.multiarray": frozenset({"_reconstruct", "scalar"}),
-    "numpy.core.numeric": frozenset({"_frombuffer"}),
-    "numpy._core.numeric": frozenset({"_frombuffer"}),
+    copyreg.__name__: ("_reconstructor", "__newobj__", "__newobj_ex__"),
+    collections.__name__: ("OrderedDict", "defaultdict", "deque", "Counter"),
+    uuid.__name__: ("UUID", "SafeUUID"),
+    datetime.__name__: ("datetime", "date", "time", "timedelta", "timezone"),
+    **{f"numpy.{core}.multiarray": ("_reconstruct", "scalar") for core in ("core", "_core")},
+    **{f"numpy.{core}.numeric": ("_frombuffer",) for core in ("core", "_core")},
 }
-"""Module -> names that unpickling may resolve (besides maze, numpy types and gymnasium spaces)."""
+"""Module -> names of the plain objects unpickling may resolve (allowed by identity)."""
 
-_TRUSTED_PACKAGES = ("maze",)
-
-
-def _within(module: str, packages: Iterable[str]) -> bool:
-    return any(module == package or module.startswith(f"{package}.") for package in packages)
+PICKLE_ALLOW_LIST = AllowList.of(
+    [
+        ModuleRule("maze", _is_maze_class_or_event_method, "maze classes and event methods"),
+        ModuleRule("numpy", _is_numpy_type, "numpy array, dtype and scalar classes"),
+        ModuleRule("gymnasium.spaces", _is_space, "gymnasium spaces"),
+    ],
+    objects=_PLAIN_OBJECTS,
+)
+"""What trajectory files may name (plus the modules the user trusts)."""
 
 
 class SafeUnpickler(pickle.Unpickler):
-    """An unpickler that resolves only allow-listed classes (see the module docs).
+    """An unpickler that resolves only allow-listed objects (see the module docs).
 
     Args:
         file: The binary file to read.
-        trusted_modules: Further modules (or packages) whose classes may be loaded.
+        trusted_modules: Further modules (or packages) whose classes and functions may be loaded.
     """
 
     def __init__(self, file: BinaryIO, trusted_modules: Iterable[str] = ()) -> None:
         super().__init__(file)
         self.trusted_modules = tuple(trusted_modules)
+        self._allow_list = PICKLE_ALLOW_LIST.with_user_modules(self.trusted_modules)
+
+    def load(self) -> Any:
+        """Unpickles one object; configs that maze classes build meanwhile are restricted as well."""
+        with trusted_targets_only("a trajectory file", self.trusted_modules):
+            return super().load()
 
     def find_class(self, module: str, name: str) -> Any:
-        """Resolves ``module.name`` if allowed.
+        """Resolves ``module.name`` if the allow-list admits the object it names.
 
         Raises:
-            UnsafeTrajectoryError: Naming the class and how to trust it; nothing is imported.
+            UnsafeTrajectoryError: Naming the object, why it is refused and, where it helps, how
+                to trust it; nothing outside the allowed packages is imported.
         """
-        if _within(module, _TRUSTED_PACKAGES) or _within(module, self.trusted_modules):
-            target = super().find_class(module, name)
-            if isinstance(target, type) or _is_event_stub(target) or _within(module, self.trusted_modules):
-                return target
-        elif name in _ALLOWED.get(module, ()):
-            return super().find_class(module, name)
-        elif _is_numpy_type(module, name) or (module.startswith("gymnasium.spaces") and "." not in name):
-            target = super().find_class(module, name)
-            if isinstance(target, type):
-                return target
-        if _within(module, _TRUSTED_PACKAGES):
-            fix = "only if you trust the file, load it with safe=False"
-        else:
-            fix = f"if you trust the file, trust the module: trusted_modules=['{module.split('.')[0]}']"
-        raise UnsafeTrajectoryError(
-            f"refusing to load {module}.{name}: it is not a maze, numpy, gymnasium-spaces or plain data class (or "
-            f"an event method), and loading it could run code; {fix}"
-        )
+        try:
+            return self._allow_list.resolve(module, name)
+        except RefusedName as refused:
+            raise UnsafeTrajectoryError(
+                f"refusing to load {module}.{name}: {refused.reason}; loading it could run code. {_fix(module)}"
+            ) from None
+        except AttributeError as error:
+            raise UnsafeTrajectoryError(f"cannot load {module}.{name}: {error}") from None
+
+
+def _fix(module: str) -> str:
+    """How to load a refused name anyway, where that can be sensible."""
+    if within(module, PICKLE_ALLOW_LIST.packages) or module in PICKLE_ALLOW_LIST.object_modules:
+        return "The file is crafted or corrupt; only if you trust it, load it with safe=False"
+    return f"If you trust the file, trust the module: trusted_modules=['{module.split('.')[0]}']"
 
 
 def _stub_method(self: Any) -> None:
@@ -103,16 +140,6 @@ def _is_event_stub(target: Any) -> bool:
     """True for functions that do nothing when called, such as the event methods events refer to."""
     code = getattr(target, "__code__", None)
     return code is not None and code.co_code == _stub_method.__code__.co_code and not code.co_names
-
-
-def _is_numpy_type(module: str, name: str) -> bool:
-    """Numpy's array, dtype and scalar classes (e.g. ``numpy.float32``, ``numpy.dtypes.Float32DType``)."""
-    if module == "numpy.dtypes":
-        return True
-    if module != "numpy":
-        return False
-    value = getattr(np, name, None)
-    return isinstance(value, type) and issubclass(value, (np.generic, np.ndarray, np.dtype))
 
 
 def safe_load(file: BinaryIO, trusted_modules: Iterable[str] = ()) -> Any:

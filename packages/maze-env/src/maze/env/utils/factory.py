@@ -19,7 +19,12 @@ from typing import Any, Generic, TypeVar, Union
 
 from maze.env.errors import ConfigurationError
 from maze.env.utils.compat_aliases import translate_documented_path
-from maze.env.utils.trust import check_trusted_path, check_trusted_target
+from maze.env.utils.trust import (
+    check_trusted_class_builds,
+    check_trusted_path,
+    check_trusted_step,
+    check_trusted_target,
+)
 
 __all__ = ["ConfigType", "CollectionOfConfigType", "Factory", "resolve_target", "to_plain_config"]
 
@@ -57,7 +62,7 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
     path = translate_documented_path(path) or path
     if "." not in path:
         for module_name in search_modules:
-            check_trusted_path(f"{module_name}.{path}")
+            check_trusted_path(module_name)
             module = importlib.import_module(module_name)
             if hasattr(module, path):
                 target = getattr(module, path)
@@ -72,6 +77,7 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
     parts = path.split(".")
     module, index = None, len(parts)
     while index > 0:
+        check_trusted_path(".".join(parts[:index]))  # inside a trusted scope: import nothing that is not allowed
         try:
             module = importlib.import_module(".".join(parts[:index]))
             break
@@ -92,6 +98,8 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
     target: Any = module
     for position in range(index, len(parts)):
         name = parts[position]
+        if position > index:  # inside a trusted scope: only through allowed classes, never another module
+            check_trusted_step(".".join(parts[:position]), target)
         if not hasattr(target, name):
             where = ".".join(parts[:position])
             hint = _suggest(name, _public_names(target))
@@ -160,6 +168,7 @@ class Factory(Generic[T]):
                     "_target_: <dotted.path.of.Class>"
                 )
             target = resolve_target(config["_target_"], self.search_modules)
+            check_trusted_class_builds(config["_target_"], target, self.base_type)
             arguments = {key: value for key, value in config.items() if key != "_target_"}
             arguments.update(kwargs)
             return self._call(target, arguments, config["_target_"])

@@ -4,14 +4,17 @@ A run directory can come from anywhere (a colleague, a download). Its YAML files
 (``model_config.yaml``, ``.hydra/config.yaml``) name classes by dotted path, and building
 them imports and calls what they name — so a crafted file could run any code. While
 :func:`trusted_targets_only` is active, :func:`~maze.env.utils.factory.resolve_target`
-accepts only
+judges every path with the shared :class:`~maze.env.utils.allow_list.AllowList`
+(the one trajectory files are loaded with). It accepts only
 
-* classes of maze's own packages (``maze.*``) and the functions maze marks with
-  :func:`trusted_factory` (its env factories),
-* classes of ``torch.nn`` (non-linearities, layers) and ``gymnasium.spaces``,
-* anything in the modules the user names explicitly (``trusted_modules``),
+* classes defined in maze's own packages (``maze.*``, judged by the class's own
+  ``__module__``) and the functions maze marks with :func:`trusted_factory` (its env factories),
+* classes defined in ``torch.nn`` (non-linearities, layers) and ``gymnasium.spaces``,
+* classes and functions defined in the modules the user names explicitly (``trusted_modules``),
 
-and refuses everything else *before importing it*, with a message saying how to trust it.
+never follows a path through a module other than the one it starts in (``maze.x.torch.X``),
+never accepts callable gadgets (``operator`` getters, ``functools.partial``, metaclasses), and
+refuses a path outside these packages *before importing it*, with a message saying how to trust it.
 """
 
 from __future__ import annotations
@@ -23,11 +26,14 @@ from dataclasses import dataclass
 from typing import Any, Optional, TypeVar
 
 from maze.env.errors import ConfigurationError
+from maze.env.utils.allow_list import AllowList, ModuleRule, RefusedName, is_gadget, within
 
 __all__ = [
     "DEFAULT_TRUSTED_MODULES",
     "UntrustedTargetError",
+    "check_trusted_class_builds",
     "check_trusted_path",
+    "check_trusted_step",
     "check_trusted_target",
     "modules_named_in",
     "trusted_factory",
@@ -35,7 +41,25 @@ __all__ = [
 ]
 
 DEFAULT_TRUSTED_MODULES = ("maze", "torch.nn", "gymnasium.spaces")
-"""Modules whose classes a run directory's configs may name (maze also its marked factories)."""
+"""Packages whose classes a run directory's configs may name (maze also its marked factories)."""
+
+
+def _is_class(obj: Any) -> bool:
+    return isinstance(obj, type)
+
+
+def _is_maze_class_or_factory(obj: Any) -> bool:
+    return isinstance(obj, type) or getattr(obj, "__maze_trusted_factory__", False) is True
+
+
+CONFIG_ALLOW_LIST = AllowList.of(
+    [
+        ModuleRule("maze", _is_maze_class_or_factory, "maze classes and env factories"),
+        ModuleRule("torch.nn", _is_class, "torch.nn classes"),
+        ModuleRule("gymnasium.spaces", _is_class, "gymnasium.spaces classes"),
+    ]
+)
+"""What a run directory's configs may name (plus the user's trusted modules)."""
 
 F = TypeVar("F")
 
@@ -47,7 +71,11 @@ class UntrustedTargetError(ConfigurationError):
 @dataclass(frozen=True)
 class _Scope:
     source: str
-    user_modules: tuple[str, ...]
+    allow_list: AllowList
+
+    @property
+    def user_modules(self) -> tuple[str, ...]:
+        return self.allow_list.user_modules
 
 
 _SCOPE: ContextVar[Optional[_Scope]] = ContextVar("maze_trusted_targets", default=None)
@@ -67,25 +95,21 @@ def trusted_targets_only(source: str, trusted_modules: Iterable[str] = ()) -> It
         source: What the configs come from, for messages (e.g. ``'runs/x/model_config.yaml'``).
         trusted_modules: Further modules (or packages) the user trusts explicitly.
     """
-    token = _SCOPE.set(_Scope(source, tuple(str(module) for module in trusted_modules if module)))
+    token = _SCOPE.set(_Scope(source, CONFIG_ALLOW_LIST.with_user_modules(trusted_modules)))
     try:
         yield
     finally:
         _SCOPE.reset(token)
 
 
-def _within(path: str, modules: Iterable[str]) -> bool:
-    return any(path == module or path.startswith(f"{module}.") for module in modules)
-
-
 def check_trusted_path(path: str) -> None:
-    """Refuses a dotted path outside the trusted modules (before anything is imported).
+    """Refuses a dotted path (module or module prefix) outside the trusted modules, before importing it.
 
     Raises:
         UntrustedTargetError: Naming the path, where it came from and how to trust it.
     """
     scope = _SCOPE.get()
-    if scope is None or _within(path, DEFAULT_TRUSTED_MODULES) or _within(path, scope.user_modules):
+    if scope is None or scope.allow_list.may_import(path):
         return
     top = path.split(".")[0]
     raise UntrustedTargetError(
@@ -96,38 +120,87 @@ def check_trusted_path(path: str) -> None:
     )
 
 
-def check_trusted_target(path: str, target: Any) -> None:
-    """Refuses functions (other than :func:`trusted_factory` ones) of the default trusted modules.
+def check_trusted_step(path: str, container: Any) -> None:
+    """Refuses to follow a dotted path through ``container`` unless it is an allowed class.
+
+    ``path`` names ``container`` itself. A path is followed from the module it starts in only
+    through nested classes, never through another module or a function (``maze.x.os.system``).
 
     Raises:
-        UntrustedTargetError: ``target`` is a plain function or other callable of maze,
-            torch.nn or gymnasium.spaces that is not marked as a trusted factory.
+        UntrustedTargetError: Naming the path and what it passes through.
     """
     scope = _SCOPE.get()
-    if scope is None or _within(path, scope.user_modules) or isinstance(target, type):
-        return
-    if getattr(target, "__maze_trusted_factory__", False):
+    if scope is None or scope.allow_list.may_follow(container):
         return
     raise UntrustedTargetError(
-        f"{scope.source} names {path!r}, which is a function, not a class; configs read from a run directory "
-        "may only name classes and maze's env factories. If you trust that run directory, trust the module "
-        f"explicitly: trusted_modules=['{path.rsplit('.', 1)[0]}']"
+        f"{scope.source} names a path through {path!r}, which is a {type(container).__name__}, not an allowed "
+        "class; nothing was built or run. A run directory's configs must name a class by the module that defines it"
     )
+
+
+def check_trusted_target(path: str, target: Any) -> None:
+    """Refuses what a path resolved to unless the allow-list admits the object itself.
+
+    Raises:
+        UntrustedTargetError: ``target`` is not a class defined in maze, torch.nn or
+            gymnasium.spaces, nor a :func:`trusted_factory`, nor defined in a module the user
+            trusts; or it is a callable gadget (never allowed).
+    """
+    scope = _SCOPE.get()
+    if scope is None:
+        return
+    try:
+        scope.allow_list.judge(path, target)
+    except RefusedName as refused:
+        defined_in = getattr(target, "__module__", None) or path.rsplit(".", 1)[0]
+        hint = (
+            ""
+            if is_gadget(target)
+            else f" If you trust that run directory, trust the module explicitly: trusted_modules=['{defined_in}']"
+        )
+        raise UntrustedTargetError(
+            f"{scope.source} names {path!r}, which is refused: {refused.reason}; nothing was built or run.{hint}"
+        ) from None
+
+
+def check_trusted_class_builds(path: str, target: Any, base_type: type) -> None:
+    """Refuses, before building it, a class from a run directory that cannot produce a ``base_type``.
+
+    Raises:
+        UntrustedTargetError: ``target`` is a class that is not a subclass of ``base_type``.
+    """
+    if _SCOPE.get() is None or not isinstance(target, type) or not isinstance(base_type, type):
+        return
+    try:
+        builds = issubclass(target, base_type)
+    except TypeError:  # a protocol that issubclass cannot judge: the type check after building decides
+        return
+    if not builds:
+        raise UntrustedTargetError(
+            f"{_SCOPE.get().source} names {path!r} where a {base_type.__name__} is needed, but it is a "
+            f"{target.__name__}; nothing was built or run"
+        )
 
 
 def modules_named_in(config: Any) -> list[str]:
     """The modules of all dotted paths in ``_target_`` values of a (nested) config the user wrote.
 
-    Used to trust what the user's own config names (e.g. their model composer's package).
+    Used to trust what the user's own config names (e.g. their model composer's package). Modules
+    of maze, torch.nn and gymnasium.spaces are left out: their classes are trusted anyway, and
+    trusting them as the user's modules would admit their functions too.
     """
+    return [module for module in _modules_named_in(config) if not within(module, DEFAULT_TRUSTED_MODULES)]
+
+
+def _modules_named_in(config: Any) -> list[str]:
     found: list[str] = []
     if isinstance(config, dict):
         target = config.get("_target_")
         if isinstance(target, str) and "." in target:
             found.append(target.rsplit(".", 1)[0])
         for value in config.values():
-            found.extend(modules_named_in(value))
+            found.extend(_modules_named_in(value))
     elif isinstance(config, (list, tuple)):
         for value in config:
-            found.extend(modules_named_in(value))
+            found.extend(_modules_named_in(value))
     return list(dict.fromkeys(found))
