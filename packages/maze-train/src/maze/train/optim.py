@@ -13,10 +13,11 @@ checkpoints (``weights_only=True``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import torch
 from maze.env.errors import ConfigurationError
+from maze.train.bounds import Bounds
 
 __all__ = ["Adam"]
 
@@ -28,7 +29,7 @@ class Adam:
 
     Args:
         parameters: The parameters to optimize (each once).
-        lr: The learning rate (may be changed later through :attr:`lr`).
+        lr: The learning rate (may be changed later through :attr:`lr`; 0 leaves the parameters as they are).
         betas: Decay rates of the first and second moment estimates.
         eps: Added to the denominator for numerical stability.
     """
@@ -36,9 +37,9 @@ class Adam:
     def __init__(
         self,
         parameters: Iterable[torch.nn.Parameter],
-        lr: float,
+        lr: Annotated[float, Bounds(ge=0)],
         betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
+        eps: Annotated[float, Bounds(gt=0)] = 1e-8,
     ) -> None:
         self.parameters = list(parameters)
         self.lr = lr

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Optional, Sequence
+from typing import Annotated, Any, Optional, Sequence
 
 import numpy as np
 from maze.env.errors import ConfigurationError
@@ -14,6 +14,7 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.vector.vector_env import StructuredVectorEnv
+from maze.train.bounds import Bounds
 from maze.train.progress import TrainingProgress
 from maze.train.rollout.actors import act_each, has_dynamic_agents
 
@@ -49,7 +50,7 @@ class RolloutEvaluator(Evaluator):
     def __init__(
         self,
         eval_env: Any,
-        n_episodes: int,
+        n_episodes: Annotated[int, Bounds(ge=1)],
         model_selection: Optional[Any] = None,
         deterministic: bool = True,
         seeds: Optional[Sequence[int]] = None,

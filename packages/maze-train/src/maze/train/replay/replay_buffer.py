@@ -10,6 +10,7 @@ from typing import Any, Generic, Optional, TypeVar, Union
 import numpy as np
 import torch
 from maze.env.errors import ConfigurationError
+from maze.train.memory_limits import check_allocation
 
 __all__ = ["BaseReplayBuffer", "TransitionBatch", "UniformReplayBuffer"]
 
@@ -113,7 +114,7 @@ class UniformReplayBuffer(BaseReplayBuffer):
         """Writes ``B`` transitions at the ring position (overwriting the oldest when full)."""
         fields = _fields(batch)
         if self._storage is None:
-            self._storage = _map(fields, lambda value: np.empty((self.buffer_size, *value.shape[1:]), value.dtype))
+            self._storage = _allocate(fields, self.buffer_size, "algorithm.replay_buffer_size", "the replay buffer")
         count = len(batch)
         if count > self.buffer_size:  # only the newest buffer_size transitions survive
             fields = _map(fields, lambda value: value[count - self.buffer_size :])
@@ -134,7 +135,7 @@ class UniformReplayBuffer(BaseReplayBuffer):
         if self._storage is None or self._size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
         if self._batch is None or len(self._batch["rewards"]) != n_samples:
-            self._batch = _map(self._storage, lambda store: np.empty((n_samples, *store.shape[1:]), store.dtype))
+            self._batch = _allocate(self._storage, n_samples, "algorithm.batch_size", "a training batch")
             self._batch_tensors = _to_batch(_map(self._batch, torch.from_numpy))
         index = self.rng.integers(0, self._size, size=n_samples)
         _zip_apply(self._storage, self._batch, lambda store, out: np.take(store, index, axis=0, out=out))
@@ -143,6 +144,18 @@ class UniformReplayBuffer(BaseReplayBuffer):
         if device.type == "cpu":
             return self._batch_tensors
         return self._batch_tensors.map(lambda tensor: tensor.to(device, non_blocking=True))
+
+
+def _allocate(like: dict[str, Any], entries: int, key: str, what: str) -> dict[str, Any]:
+    """Arrays of ``entries`` rows shaped like the rows of ``like`` (checked against the machine's RAM first).
+
+    Raises:
+        ConfigurationError: Naming the config ``key`` of the size when the arrays would not fit the machine's RAM.
+    """
+    row_bytes: list[int] = []
+    _map(like, lambda value: row_bytes.append(int(np.prod(value.shape[1:], dtype=np.int64)) * value.dtype.itemsize))
+    check_allocation(key, f"{entries} entries", entries * sum(row_bytes), what)
+    return _map(like, lambda value: np.empty((entries, *value.shape[1:]), value.dtype))
 
 
 def _fields(batch: TransitionBatch) -> dict[str, Any]:

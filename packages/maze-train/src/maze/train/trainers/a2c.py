@@ -16,7 +16,7 @@ __all__ = ["A2C", "A2CAlgorithmConfig"]
 class A2CAlgorithmConfig(ActorCriticAlgorithmConfig):
     """The keys of ``algorithm/a2c.yaml`` (see :class:`ActorCriticAlgorithmConfig`)."""
 
-    lr: float = bounded(0.0005, gt=0)
+    lr: float = bounded(0.0005, ge=0)
 
 
 class A2C(ActorCritic):

@@ -23,7 +23,7 @@ class PPOAlgorithmConfig(ActorCriticAlgorithmConfig):
         clip_range: The clipping range of the probability ratio.
     """
 
-    lr: float = bounded(0.00025, gt=0)
+    lr: float = bounded(0.00025, ge=0)
     batch_size: int = bounded(100, ge=1)
     n_optimization_epochs: int = bounded(4, ge=1)
     clip_range: float = bounded(0.2, gt=0)

@@ -6,65 +6,32 @@ Every trainer's config derives from :class:`AlgorithmConfig`. Building it with
 * every key is a field (unknown keys get the closest field name),
 * every value has the field's annotated type (``int``, ``float``, ``bool``, ``str``,
   ``Optional[...]``; ``Any`` is not checked; an ``int`` is a valid ``float``),
-* every value lies in the field's range, declared with :func:`bounded`.
+* every value lies in the field's range, declared with :func:`bounded`,
+* every setting nested under a ``_target_`` (an optimizer, an evaluator, a policy) fits the
+  target's signature (see :func:`validate_target_config`).
 
 A failure raises one :class:`ConfigurationError` line naming ``algorithm.<key>``, the value
-and what is allowed.
+and what is allowed. :func:`validate_target_config` checks any ``_target_`` config the same
+way (e.g. the ``runner`` node); targets declare the ranges of their arguments in their
+signatures with ``typing.Annotated``: ``step_size: Annotated[float, Bounds(ge=0)]``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
-import math
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Optional, TypeVar, Union
+from typing import Annotated, Any, Optional, TypeVar, Union
 
 from maze.env.errors import ConfigurationError
-from maze.env.utils.factory import to_plain_config
+from maze.env.utils.factory import resolve_target, to_plain_config
+from maze.train.bounds import Bounds
 
-__all__ = ["AlgorithmConfig", "Bounds", "bounded"]
+__all__ = ["AlgorithmConfig", "Bounds", "bounded", "validate_target_config"]
 
 ConfigT = TypeVar("ConfigT", bound="AlgorithmConfig")
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """The allowed range of a numeric key (None: no limit on that side).
-
-    Attributes:
-        gt: Values must be greater than this.
-        ge: Values must be at least this.
-        lt: Values must be less than this.
-        le: Values must be at most this.
-    """
-
-    gt: Optional[float] = None
-    ge: Optional[float] = None
-    lt: Optional[float] = None
-    le: Optional[float] = None
-
-    def contains(self, value: float) -> bool:
-        """True if ``value`` is finite and within all limits."""
-        if not math.isfinite(value):
-            return False
-        return not (
-            (self.gt is not None and value <= self.gt)
-            or (self.ge is not None and value < self.ge)
-            or (self.lt is not None and value >= self.lt)
-            or (self.le is not None and value > self.le)
-        )
-
-    def describe(self) -> str:
-        """The range as text, e.g. ``> 0`` or ``> 0 and <= 1``."""
-        parts = [
-            f"{symbol} {limit:g}"
-            for symbol, limit in ((">", self.gt), (">=", self.ge), ("<", self.lt), ("<=", self.le))
-            if limit is not None
-        ]
-        return " and ".join(parts) or "finite"
 
 
 def bounded(
@@ -124,14 +91,72 @@ class AlgorithmConfig:
         hints = typing.get_type_hints(type(self))
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            expected = hints.get(field.name, Any)
-            if not _has_type(value, expected):
-                raise ConfigurationError(f"algorithm.{field.name}={value!r} is not a valid {_type_name(expected)}")
-            bounds: Optional[Bounds] = field.metadata.get("bounds")
-            if bounds is not None and value is not None and not bounds.contains(float(value)):
-                raise ConfigurationError(
-                    f"algorithm.{field.name}={value!r} is out of range; it must be {bounds.describe()}"
-                )
+            _check_value(f"algorithm.{field.name}", value, hints.get(field.name, Any), field.metadata.get("bounds"))
+            validate_target_config(value, f"algorithm.{field.name}")
+
+
+def validate_target_config(config: Any, key: str) -> None:
+    """Checks the arguments of a ``_target_`` config, and of every ``_target_`` config nested in it.
+
+    Each argument the target's signature annotates (its ``__init__`` along the class's MRO,
+    so that arguments passed on through ``**kwargs`` count too) must have the annotated type;
+    an annotation ``Annotated[<type>, Bounds(...)]`` also gives its range. Arguments without
+    annotation, configs without ``_target_`` and targets that cannot be resolved are left to
+    the factory that builds them.
+
+    Args:
+        config: Any config value; only mappings with a ``_target_`` are checked.
+        key: The dotted config key of ``config``, for the messages (e.g. ``algorithm.optimizer``).
+
+    Raises:
+        ConfigurationError: Naming the first bad ``<key>.<argument>``, its value and what is allowed.
+    """
+    if not isinstance(config, Mapping) or "_target_" not in config:
+        return
+    hints = _signature_hints(config["_target_"])
+    for name, value in config.items():
+        if name != "_target_" and name in hints:
+            expected, bounds = _split_annotated(hints[name])
+            _check_value(f"{key}.{name}", value, expected, bounds)
+        validate_target_config(value, f"{key}.{name}")
+
+
+def _signature_hints(target: Any) -> dict[str, Any]:
+    """The annotations (with ``Annotated`` extras) of a target's arguments; empty when they cannot be read."""
+    try:
+        resolved = resolve_target(str(target)) if isinstance(target, str) else target
+    except ConfigurationError:
+        return {}
+    if isinstance(resolved, type):
+        functions = [klass.__dict__["__init__"] for klass in resolved.__mro__ if "__init__" in vars(klass)]
+    else:
+        functions = [resolved]
+    hints: dict[str, Any] = {}
+    for function in functions:
+        try:
+            own = typing.get_type_hints(function, include_extras=True)
+        except Exception:  # annotations naming what the target's module imports only for type checkers
+            continue
+        for name, hint in own.items():
+            hints.setdefault(name, hint)
+    hints.pop("return", None)
+    return hints
+
+
+def _split_annotated(hint: Any) -> tuple[Any, Optional[Bounds]]:
+    """``(type, Bounds or None)`` of an annotation such as ``Annotated[float, Bounds(gt=0)]``."""
+    if typing.get_origin(hint) is not Annotated:
+        return hint, None
+    bounds = next((extra for extra in hint.__metadata__ if isinstance(extra, Bounds)), None)
+    return hint.__origin__, bounds
+
+
+def _check_value(key: str, value: Any, expected: Any, bounds: Optional[Bounds]) -> None:
+    """Raises a ConfigurationError naming ``key`` if ``value`` does not have the type or lies outside ``bounds``."""
+    if not _has_type(value, expected):
+        raise ConfigurationError(f"{key}={value!r} is not a valid {_type_name(expected)}")
+    if bounds is not None and isinstance(value, (int, float)) and not bounds.contains(float(value)):
+        raise ConfigurationError(f"{key}={value!r} is out of range; it must be {bounds.describe()}")
 
 
 def _optional_args(expected: Any) -> tuple[Any, ...]:

@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 from maze.env.errors import ConfigurationError
+from maze.train.memory_limits import check_allocation
 
 __all__ = ["SharedNoiseTable", "DEFAULT_NOISE_SEED"]
 
@@ -37,18 +38,28 @@ class SharedNoiseTable:
     garbage-collected, and, if it dies, Python's resource tracker removes it).
 
     Args:
-        count: Number of float32 values (the documented default of ``shared_noise_table_size``
+        count: Number of float32 values (at most what ``/dev/shm`` has free) (the documented default of ``shared_noise_table_size``
             is 1e8, 400 MB; tests use far smaller tables).
         seed: Seed of the generators (numpy's default PCG64).
 
     Attributes:
         noise: ``[count]`` float32 view of the shared block (read-only in workers).
+
+    Raises:
+        ConfigurationError: For a count below 1 or beyond the free shared memory.
     """
 
     def __init__(self, count: int, seed: Optional[int] = None) -> None:
         if int(count) < 1:
             raise ConfigurationError(f"shared_noise_table_size must be at least 1, got {count}")
         self.count = int(count)
+        check_allocation(
+            "runner.shared_noise_table_size",
+            f"{self.count} float32 values",
+            self.count * 4,
+            "the shared noise table",
+            shared=True,
+        )
         self.seed = DEFAULT_NOISE_SEED if seed is None else int(seed)
         self._memory = shared_memory.SharedMemory(create=True, size=self.count * 4)
         self._owner = True

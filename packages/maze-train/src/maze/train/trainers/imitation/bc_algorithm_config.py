@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+import torch
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import resolve_target
 from maze.train.trainers.common.config import AlgorithmConfig, bounded
 
-__all__ = ["BCAlgorithmConfig", "DEFAULT_OPTIMIZER"]
+__all__ = ["BCAlgorithmConfig", "DEFAULT_OPTIMIZER", "build_optimizer"]
 
 DEFAULT_OPTIMIZER = {"_target_": "maze.train.optim.Adam", "lr": 0.001}
 """Adam with learning rate 0.001 (maze's lean Adam: same update as ``torch.optim.Adam``, tensors-only state)."""
+
+
+def build_optimizer(config: Mapping[str, Any], parameters: Iterable[torch.nn.Parameter]) -> Any:
+    """The optimizer a ``{_target_: ..., **arguments}`` config names, over ``parameters`` (passed first).
+
+    Raises:
+        ConfigurationError: If the ``_target_`` cannot be resolved.
+    """
+    arguments = {key: value for key, value in config.items() if key != "_target_"}
+    return resolve_target(str(config["_target_"]))(parameters, **arguments)
 
 
 @dataclass
@@ -23,7 +34,8 @@ class BCAlgorithmConfig(AlgorithmConfig):
     Attributes:
         n_epochs: Passes over the training data.
         optimizer: ``_target_`` (an optimizer class taking the parameters first, e.g.
-            ``torch.optim.Adam`` or ``maze.train.optim.Adam``) plus its arguments.
+            ``torch.optim.Adam`` or ``maze.train.optim.Adam``) plus its arguments (``lr: 0`` leaves
+            the policy unchanged: a frozen baseline of an ``input_dir`` policy).
         device: ``cpu`` or ``cuda``.
         batch_size: Recorded sub-steps per update.
         eval_every_k_iterations: Also evaluate every this many updates (None: at the end of each epoch only).
@@ -45,7 +57,8 @@ class BCAlgorithmConfig(AlgorithmConfig):
         """Checks types and ranges (see :class:`AlgorithmConfig`), the optimizer and that a model can be selected.
 
         Raises:
-            ConfigurationError: For a bad key, an optimizer without a resolvable ``_target_``, or
+            ConfigurationError: For a bad key, an optimizer without a resolvable ``_target_`` or
+                whose arguments it refuses (it is built once on a trial parameter), or
                 neither validation data nor evaluation episodes.
         """
         super().validate()
@@ -55,9 +68,13 @@ class BCAlgorithmConfig(AlgorithmConfig):
                 "e.g. {_target_: torch.optim.Adam, lr: 0.001}"
             )
         try:
-            resolve_target(str(self.optimizer["_target_"]))
+            build_optimizer(self.optimizer, [torch.nn.Parameter(torch.zeros(1))])  # a trial: its own argument checks
         except ConfigurationError as error:
             raise ConfigurationError(f"algorithm.optimizer._target_: {error}") from None
+        except (TypeError, ValueError) as error:
+            raise ConfigurationError(
+                f"algorithm.optimizer={dict(self.optimizer)!r} is refused by {self.optimizer['_target_']}: {error}"
+            ) from None
         if not self.validation_percentage and not self.n_eval_episodes:
             raise ConfigurationError(
                 "algorithm.validation_percentage=0 and algorithm.n_eval_episodes=0 leave nothing to select the best "

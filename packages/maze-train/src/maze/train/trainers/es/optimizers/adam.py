@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
 import torch
+from maze.train.bounds import Bounds
 from maze.train.optim import Adam as _TorchAdam
 from maze.train.trainers.es.optimizers.base_optimizer import Optimizer
 
@@ -21,7 +22,13 @@ class Adam(Optimizer):
         epsilon: Added to the denominator for numerical stability.
     """
 
-    def __init__(self, step_size: float, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8) -> None:
+    def __init__(
+        self,
+        step_size: Annotated[float, Bounds(ge=0)],
+        beta1: Annotated[float, Bounds(ge=0, lt=1)] = 0.9,
+        beta2: Annotated[float, Bounds(ge=0, lt=1)] = 0.999,
+        epsilon: Annotated[float, Bounds(gt=0)] = 1e-8,
+    ) -> None:
         super().__init__(step_size)
         self.betas = (float(beta1), float(beta2))
         self.epsilon = float(epsilon)

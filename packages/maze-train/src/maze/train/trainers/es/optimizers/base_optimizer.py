@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Annotated, Any
 
 import torch
+from maze.train.bounds import Bounds
 
 __all__ = ["Optimizer"]
 
@@ -17,10 +18,10 @@ class Optimizer(ABC):
     the negated ascent direction plus the L2 term).
 
     Args:
-        step_size: The step size (learning rate).
+        step_size: The step size (learning rate; 0 leaves the parameters as they are).
     """
 
-    def __init__(self, step_size: float) -> None:
+    def __init__(self, step_size: Annotated[float, Bounds(ge=0)]) -> None:
         self.step_size = float(step_size)
 
     def update(self, theta: torch.Tensor, gradient: torch.Tensor) -> float:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
 import torch
+from maze.train.bounds import Bounds
 from maze.train.trainers.es.optimizers.base_optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -18,7 +19,9 @@ class SGD(Optimizer):
         momentum: Decay of the running gradient average (0: plain SGD).
     """
 
-    def __init__(self, step_size: float, momentum: float = 0.9) -> None:
+    def __init__(
+        self, step_size: Annotated[float, Bounds(ge=0)], momentum: Annotated[float, Bounds(ge=0, lt=1)] = 0.9
+    ) -> None:
         super().__init__(step_size)
         self.momentum = float(momentum)
         self.velocity: Optional[torch.Tensor] = None
