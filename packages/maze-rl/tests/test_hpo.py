@@ -126,6 +126,28 @@ def test_a_sweep_whose_jobs_all_fail_exits_with_1(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_the_basic_sweeper_on_the_local_launcher_runs_every_job_and_ends_with_a_summary(tmp_path: Path) -> None:
+    # Batches of 2 (max_batch_size): the first job of the first batch dies; the second batch must still run.
+    result = maze_run(
+        "-cn", "conf_train", "runner._target_=fake_runners.ObjectiveRunner", "+runner.crash_above=0.6",
+        "+runner.x=0.9,0.1,0.95,0.2", "hydra/launcher=local", "hydra.launcher.n_jobs=1",
+        "hydra.sweeper.max_batch_size=2", "hydra.sweep.dir=sweep", "--multirun", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Traceback" not in result.stderr and "Error executing job" not in result.stderr
+    summary = json.loads((tmp_path / "sweep" / "sweep_summary.json").read_text())
+    jobs = summary["jobs"]
+    assert [job["params"] for job in jobs] == [{"+runner.x": x} for x in ("0.9", "0.1", "0.95", "0.2")]
+    assert [job["status"] for job in jobs] == ["failed", "completed", "failed", "completed"]
+    assert [job["directory"] for job in jobs] == [f"sweep/{number}" for number in range(4)]
+    assert jobs[1]["objective"] == pytest.approx(-0.04) and jobs[3]["objective"] == pytest.approx(-0.01)
+    assert summary["best"] is None  # the basic sweeper has no direction to rank by
+    assert "4 jobs, 2 failed." in result.stdout
+    for number in (0, 2):
+        assert f"Failed: job {number} (sweep/{number}): the job's process died (exit code 3)" in result.stdout
+    assert (tmp_path / "sweep" / "sweep_summary.md").read_text().strip() in result.stdout
+
+
 def parsed(*overrides: str) -> list:
     return OverridesParser.create().parse_overrides(list(overrides))
 

@@ -34,12 +34,19 @@ class MazeLocalLauncher(Launcher):
         self.hydra_context: Any = None
         self.server: Any = None
         self.parallel = 1
+        self.basic_sweep: Any = None
 
     def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
-        """Starts the job server, which imports the jobs' modules while the sweeper composes the jobs."""
+        """Starts the job server, which imports the jobs' modules while the sweeper composes the jobs.
+
+        Under Hydra's basic sweeper, also prepares the summary that the sweep ends with.
+        """
+        from pathlib import Path
+
         from hydra.core.utils import configure_log, setup_globals
         from maze.rl.hpo.job_server import JobServer
-        from maze.rl.hpo.launcher import cpus_of_job, parallel_jobs, preload_job_modules
+        from maze.rl.hpo.launcher import basic_sweep_size, cpus_of_job, parallel_jobs, preload_job_modules
+        from maze.rl.hpo.sweep import BasicSweepRecorder
 
         setup_globals()
         configure_log(config.hydra.hydra_logging, config.hydra.verbose)
@@ -47,14 +54,23 @@ class MazeLocalLauncher(Launcher):
         self.parallel = parallel_jobs(self.n_jobs, self.cpus_per_job or cpus_of_job(config))
         drawing = self.parallel > 1
         self.server = JobServer(hydra_context, task_function, lambda: preload_job_modules(config, drawing=drawing))
+        total_jobs = basic_sweep_size(config, hydra_context.config_loader)
+        if total_jobs is not None:
+            self.basic_sweep = BasicSweepRecorder(total_jobs, Path(str(config.hydra.sweep.dir)))
 
     def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[Any]:
-        """Runs the jobs; returns one JobReturn each (failed jobs do not stop the others)."""
+        """Runs the jobs; returns one JobReturn each (failed jobs do not stop the others).
+
+        Under Hydra's basic sweeper the failed jobs are returned as completed ones without a
+        value (the sweeper would stop at them), and the sweep's last batch ends with the
+        summary and, if any job failed, ``JobFailedError`` (see ``BasicSweepRecorder``).
+        """
         from maze.rl.hpo.launcher import launch_in_processes
 
-        return launch_in_processes(
+        results = launch_in_processes(
             self.hydra_context, self.server, self.config, job_overrides, initial_job_idx, self.parallel
         )
+        return results if self.basic_sweep is None else self.basic_sweep.record(results, initial_job_idx)
 
     def stream(
         self, next_overrides: Callable[[], Optional[Sequence[str]]], initial_job_idx: int, max_parallel: int

@@ -159,12 +159,19 @@ def _run_job(
         if result.status == JobStatus.COMPLETED:
             outcome = ("completed", result._return_value)
         else:
-            error = result._return_value
-            outcome = ("failed", f"{type(error).__name__}: {error}"[:_MESSAGE_LIMIT])
+            outcome = ("failed", _failure_message(result._return_value))
     except BaseException as error:  # noqa: BLE001 - reported to the launcher, never lost
-        outcome = ("failed", f"{type(error).__name__}: {error}"[:_MESSAGE_LIMIT])
+        outcome = ("failed", _failure_message(error))
     try:
         sender.send(outcome)
     except Exception as error:  # an unpicklable return value
         sender.send(("failed", f"the job's return value cannot be sent back: {error}"))
     sender.close()
+
+
+def _failure_message(error: BaseException) -> str:
+    """A failed job's message: the job's own error for ``JobFailedError`` (maze-run's wrapper), else type and text."""
+    from maze.rl.cli import JobFailedError
+
+    message = str(error) if isinstance(error, JobFailedError) else f"{type(error).__name__}: {error}"
+    return message[:_MESSAGE_LIMIT]

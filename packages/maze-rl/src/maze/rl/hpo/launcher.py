@@ -5,7 +5,9 @@ Every job runs in its own process, forked from the sweep's job server
 subdirectory, exactly as Hydra's basic launcher would run it in-process: ``maze_cli.log`` and
 ``.hydra/`` included. The console gets one line when a job starts and one when it ends; a
 job's own output is in its ``maze_cli.log``. A job that raises or whose process dies is a
-failed :class:`~hydra.core.utils.JobReturn`; the other jobs go on.
+failed :class:`~hydra.core.utils.JobReturn`; the other jobs go on. Under Hydra's basic sweeper
+(which stops at the first failed job it reads) the launcher records the jobs itself and ends
+the sweep with a summary (see :class:`maze.rl.hpo.sweep.BasicSweepRecorder`).
 
 At most ``n_jobs`` processes run at once, and never more than fit the CPUs: a job takes
 ``cpus_per_job`` CPUs, by default ``runner.concurrency`` when its runner steps the envs in
@@ -22,7 +24,38 @@ from typing import Any, Optional
 from maze.rl.hpo.job_server import JobOutcome, JobServer
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-__all__ = ["cpus_of_job", "launch_in_processes", "parallel_jobs", "preload_job_modules", "stream_jobs"]
+__all__ = [
+    "basic_sweep_size",
+    "cpus_of_job",
+    "launch_in_processes",
+    "parallel_jobs",
+    "preload_job_modules",
+    "stream_jobs",
+]
+
+_BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
+
+
+def basic_sweep_size(config: DictConfig, config_loader: Any) -> Optional[int]:
+    """The number of jobs Hydra's basic sweeper runs for this sweep config; None under another sweeper.
+
+    Counted as the basic sweeper does it: ``hydra.sweeper.params`` and the command-line
+    overrides, expanded to every combination of their sweeps.
+
+    Args:
+        config: The sweep config (``hydra.sweeper``, ``hydra.overrides.task``).
+        config_loader: Hydra's config loader (for sweeps over group options such as ``glob``).
+    """
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    if OmegaConf.select(config, "hydra.sweeper._target_", default=None) != _BASIC_SWEEPER:
+        return None
+    params = OmegaConf.select(config, "hydra.sweeper.params", default=None) or {}
+    arguments = [f"{key}={value}" for key, value in params.items()]
+    arguments += list(OmegaConf.select(config, "hydra.overrides.task", default=None) or [])
+    overrides = OverridesParser.create(config_loader=config_loader).parse_overrides(arguments)
+    return sum(len(batch) for batch in BasicSweeper.split_arguments(overrides, None))
 
 
 def cpus_of_job(job_config: DictConfig) -> int:
