@@ -11,6 +11,7 @@ from gymnasium import spaces
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.env.utils.factory import Factory, to_plain_config
+from maze.env.utils.finite import NonFiniteValue, NonFiniteValueError, find_non_finite
 from maze.rollout.datasets import InMemoryDataset, resolve_data_paths
 from maze.rollout.datasets.conversion import TrajectoryConversionError
 from maze.rollout.datasets.trajectory_processor import TrajectoryProcessor
@@ -69,6 +70,8 @@ def records_to_transitions(
     Raises:
         ConfigurationError: If there are no records, a record lacks its next observation,
             or observations/actions do not match the env's spaces.
+        NonFiniteValueError: For a NaN or infinite observation, action, reward or next
+            observation, naming the file and step (with the records of an :class:`InMemoryDataset`).
     """
     if not records:
         raise ConfigurationError("the demonstration dataset holds no transitions; record some episodes first")
@@ -100,7 +103,43 @@ def records_to_transitions(
         key: value.astype(observation_space[key].dtype) for key, value in batch.next_observations.items()
     }
     batch.actions = {key: value.astype(action_space[key].dtype) for key, value in batch.actions.items()}
+    _check_finite(batch, records)
     return batch
+
+
+def _check_finite(batch: TransitionBatch[np.ndarray], records: Sequence[SpacesRecord]) -> None:
+    """Raises on the first NaN or infinite value of the demonstrations, naming its file and step.
+
+    Raises:
+        NonFiniteValueError: Naming the file, the step, what was not finite and its value.
+    """
+    for what, values in (
+        ("observation", batch.observations),
+        ("action", batch.actions),
+        ("reward", batch.rewards),
+        ("next observation", batch.next_observations),
+    ):
+        culprit = find_non_finite(values)
+        if culprit is not None:
+            where = NonFiniteValue(culprit.key, culprit.index[1:], culprit.value).describe()
+            raise NonFiniteValueError(
+                f"runner.initial_demonstration_trajectories: {_locate(records, culprit.index[0])} holds the "
+                f"non-finite {what}{where}; SACfD cannot learn from it. Fix or remove that episode"
+            )
+
+
+def _locate(records: Sequence[SpacesRecord], item: int) -> str:
+    """Where demonstration item ``item`` was recorded, e.g. ``the file 'data/ep_3.pkl' at step 17``."""
+    files, trajectories = getattr(records, "files", None), getattr(records, "trajectories", None)
+    if files is None or trajectories is None:
+        return f"demonstration item {item}"
+    remaining = item
+    for path, trajectory in zip(files, trajectories, strict=True):
+        for step, step_records in enumerate(trajectory.step_records):
+            if remaining < len(step_records):
+                return f"the file {str(path)!r} at step {step}"
+            remaining -= len(step_records)
+    return f"demonstration item {item}"
 
 
 def demonstration_rollouts(
