@@ -279,12 +279,3 @@ class TestBestModelSelection:
         selection = BestModelSelection(tmp_path / "state_dict.pt", model, best_reward=5.0)
         assert selection.update(4.0) is False
         assert not (tmp_path / "state_dict.pt").exists()
-
-    def test_dump_interval_also_keeps_the_latest_model(self, model, tmp_path: Path) -> None:
-        selection = BestModelSelection(tmp_path / "state_dict.pt", model, dump_interval=2)
-        selection.update(1.0)
-        assert not (tmp_path / "last_state_dict.pt").exists()
-        torch.nn.init.zeros_(model.weight)
-        selection.update(0.0)
-        torch.testing.assert_close(load_state_dict_file(tmp_path / "last_state_dict.pt")["weight"], torch.zeros(1, 2))
-        assert load_state_dict_file(tmp_path / "state_dict.pt")["weight"].any()

@@ -27,11 +27,13 @@ class InputRun:
         directory: The run directory.
         best_reward: Its best evaluation score (-inf if unknown).
         trainer: The trainer class name that wrote it (None if unknown).
+        last_weights: The file of its latest weights (None: not written, e.g. by an older maze).
     """
 
     directory: Path
     best_reward: float = float("-inf")
     trainer: Optional[str] = None
+    last_weights: Optional[str] = None
 
     @classmethod
     def open(cls, input_dir: Any) -> Optional[InputRun]:
@@ -58,12 +60,28 @@ class InputRun:
         state_file = directory / TRAINING_STATE_FILE
         if state_file.is_file():
             state = TrainingState.load(state_file)
-            run.best_reward, run.trainer = state.best_reward, state.trainer
+            run.best_reward, run.trainer, run.last_weights = state.best_reward, state.trainer, state.last_weights
         return run
+
+    def is_resumed_by(self, trainer_class: type) -> bool:
+        """Whether a run of ``trainer_class`` resumes this run (same trainer) rather than warm-starting from it."""
+        return self.trainer == trainer_class.__name__
 
     def best_reward_for(self, trainer_class: type) -> float:
         """The run's best score if it was trained by ``trainer_class`` (a resume), else -inf (a warm start)."""
-        return self.best_reward if self.trainer == trainer_class.__name__ else float("-inf")
+        return self.best_reward if self.is_resumed_by(trainer_class) else float("-inf")
+
+    def latest_weights_for(self, trainer_class: type) -> Optional[Path]:
+        """The latest weights a resume by ``trainer_class`` continues from.
+
+        Returns:
+            Their file, or None for a warm start (it starts from the best model, ``state_dict.pt``)
+            and for a run directory that has none (written before maze kept them).
+        """
+        if not (self.is_resumed_by(trainer_class) and self.last_weights):
+            return None
+        path = self.directory / self.last_weights
+        return path if path.is_file() else None
 
 
 def write_training_summary(directory: Path, result: TrainingResult) -> Path:

@@ -42,7 +42,7 @@ from maze.train.tensorboard import LogStatsWriterTensorboard
 from maze.train.trainers.common.config import AlgorithmConfig
 from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
 from maze.train.trainers.common.model_selection import BestModelSelection
-from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
+from maze.train.trainers.common.training_state import LAST_STATE_DICT_FILE, ResumableTrainer, TrainingResult
 
 __all__ = ["TrainingRunner"]
 
@@ -62,7 +62,8 @@ class TrainingRunner(Runner):
         state_dict_dump_file: File of the best model.
         spaces_config_dump_file: File of the env spaces.
         normalization_samples: Observations sampled to estimate normalization statistics.
-        dump_interval: Also save the current model every this many epochs (None: never).
+        dump_interval: Deprecated and ignored (a value gets a note): the latest weights are written to
+            ``last_state_dict.pt`` after every epoch.
         non_finite: On a non-finite reward, loss or gradient: ``stop`` the run (default) or
             ``skip`` the update and count it in the statistics (see :mod:`maze.train.guards`).
         cpu_threads: Intra-op torch threads of this process and of every env worker started
@@ -96,7 +97,11 @@ class TrainingRunner(Runner):
         self.state_dict_dump_file = state_dict_dump_file
         self.spaces_config_dump_file = spaces_config_dump_file
         self.normalization_samples = normalization_samples
-        self.dump_interval = dump_interval
+        if dump_interval is not None:
+            print(
+                f"Note: runner.dump_interval={dump_interval} is no longer needed and ignored: the latest weights are "
+                f"written to {LAST_STATE_DICT_FILE} after every epoch"
+            )
         self.guard = NonFiniteGuard(non_finite)
         self.cpu_threads = cpu_threads
         self.progress = TrainingProgress(progress)
@@ -110,6 +115,8 @@ class TrainingRunner(Runner):
         self.run_dir = Path.cwd()
         self.writers: list[LogStatsWriter] = []
 
+        self.model_selection: Optional[BestModelSelection] = None
+        """Keeps the best model (set by :meth:`setup_trainer`, see :meth:`best_model_selection`)."""
     def setup(self, cfg: Any) -> None:
         """Builds the envs, model, trainer and writers of the job (see the class docs).
 
@@ -172,9 +179,10 @@ class TrainingRunner(Runner):
         A trainer (and its evaluator) with a ``progress`` attribute gets the run's
         :class:`TrainingProgress`; with ``background_evaluation`` an epoch-loop trainer's rollout
         evaluator runs in the background; a trainer with a ``guard`` attribute gets the run's :class:`NonFiniteGuard`; a
-        :class:`ResumableTrainer` writes its resumable state into the run directory at every
-        epoch end and, with ``input_dir``, continues that run's counters, best score and
-        optimizer state.
+        :class:`ResumableTrainer` writes its resumable state (with the latest weights of the model
+        that model selection keeps) into the run directory at every epoch end and, with
+        ``input_dir``, continues that run's counters, best score and optimizer state (the latest
+        weights were loaded by :meth:`load_input_model`) and writes them here at once.
         """
         if hasattr(self.trainer, "progress"):
             self.trainer.progress = self.progress
@@ -191,10 +199,12 @@ class TrainingRunner(Runner):
                 restored = self.trainer.restore_training_state(self.input_run.directory)
                 set_log_step(self.trainer.epochs_done)  # a resumed run's statistics continue its log steps
                 print(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored)}")
+            self.trainer.state_model = None if self.model_selection is None else self.model_selection.model
 
     def _attach_background_evaluation(self) -> None:
         """Hands the trainer's rollout evaluator to a :class:`BackgroundEvaluation` (see ``background_evaluation``).
 
+                self.trainer.save_training_state()  # resumable from here on, also if stopped in its first epoch
         Raises:
             ConfigurationError: If the trainer has no epoch loop with a rollout evaluator.
         """
@@ -252,22 +262,38 @@ class TrainingRunner(Runner):
         self.writers[1].write_config(config_text, shlex.join(["maze-run", *sys.argv[1:]]))
 
     def load_input_model(self, model: Any) -> None:
-        """Loads the ``input_dir`` checkpoint (spaces checked in :meth:`setup`) into ``model`` and copies it here.
+        """Loads the ``input_dir`` weights (spaces checked in :meth:`setup`) into ``model``; its best model is copied here.
 
-        A checkpoint without critic (e.g. of a policy-only trainer) initializes the policy only.
+        A resume (a run of the same trainer) continues from the latest weights
+        (:data:`LAST_STATE_DICT_FILE`), which match the restored optimizer state and counters; a
+        run directory without them (written by an older maze) resumes from its best model with a
+        note. A warm start (another trainer) starts from the best model (``state_dict.pt``); a
+        checkpoint without critic (e.g. of a policy-only trainer) initializes the policy only.
+        Either way the best model of ``input_dir`` becomes the best model of this run.
 
         Raises:
             ConfigurationError: If the parameters do not fit the model.
         """
         directory = self.input_run.directory
-        state_dict = load_state_dict_file(directory / STATE_DICT_FILE, map_location=model.device)
+        best_file = directory / STATE_DICT_FILE
+        latest = self.input_run.latest_weights_for(self.trainer_class)
+        if latest is None and self.input_run.is_resumed_by(self.trainer_class):
+            print(
+                f"Note: input_dir {directory} has no {LAST_STATE_DICT_FILE} (written by an older maze): resuming from "
+                f"its best model {STATE_DICT_FILE}, whose weights may be older than its optimizer state and counters"
+            )
+        state_dict = load_state_dict_file(latest or best_file, map_location=model.device)
         if hasattr(model, "critic") and not any(name.startswith("critic") for name in state_dict):
             model.policy.load_state_dict(state_dict)
             print(f"Initialized the policy from input_dir {directory} (it has no critic; the critic starts fresh)")
         else:
             model.load_state_dict(state_dict)
-            print(f"Initialized the model from input_dir {directory}")
-        save_state_dict(model.state_dict(), self.run_dir / self.state_dict_dump_file)
+            weights = (
+                f" with its latest weights ({latest.name}; the best model stays {STATE_DICT_FILE})" if latest else ""
+            )
+            print(f"Initialized the model from input_dir {directory}{weights}")
+        best = load_state_dict_file(best_file) if latest else model.state_dict()
+        save_state_dict(best, self.run_dir / self.state_dict_dump_file)
 
     def best_model_selection(self, model: Any) -> BestModelSelection:
         """Keeps the best ``model`` in the run directory; a resumed run starts from its best score.
@@ -278,7 +304,6 @@ class TrainingRunner(Runner):
         return BestModelSelection(
             self.run_dir / self.state_dict_dump_file,
             model,
-            dump_interval=self.dump_interval,
             best_reward=self.input_run.best_reward_for(self.trainer_class) if self.input_run else float("-inf"),
         )
 

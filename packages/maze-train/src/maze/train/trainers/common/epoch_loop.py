@@ -77,10 +77,9 @@ class EpochLoopTrainer(ResumableTrainer):
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
         train_seconds, self._stale = 0.0, 0
-        target = self.config.target_reward
-        stop: Optional[tuple[bool, str]] = None
-        if target is not None and self.best_reward >= target:  # e.g. the model of input_dir, evaluated before
-            stop = True, f"target reward {target:g} already reached ({self.best_reward:.3f}) before training"
+        stop = self._stop_before_training(limit)
+        if stop is not None:  # a resumed run: its state (and the score of its evaluation) stays resumable here
+            self.save_training_state()
         try:
             while stop is None and (not limit or self.epochs_done < limit):
                 epoch_start = time.perf_counter()
@@ -108,6 +107,18 @@ class EpochLoopTrainer(ResumableTrainer):
             reason,
             None if sub_steps is None else self.env_steps * sub_steps,
         )
+
+    def _stop_before_training(self, limit: int) -> Optional[tuple[bool, str]]:
+        """``(solved, reason)`` when a resumed run stops before its first epoch here, else None.
+
+        It stops when the model of ``input_dir`` (evaluated before) already reaches
+        ``target_reward``, or when the run already has ``limit`` epochs (see :meth:`nothing_to_train`).
+        """
+        target = self.config.target_reward
+        if target is not None and self.best_reward >= target:
+            return True, f"target reward {target:g} already reached ({self.best_reward:.3f}) before training"
+        reason = self.nothing_to_train(limit)
+        return None if reason is None else (False, reason)
 
     def _run_epoch(self) -> float:
         """Trains one epoch with its progress bar and epoch line; returns its seconds."""

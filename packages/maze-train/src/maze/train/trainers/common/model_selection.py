@@ -37,9 +37,8 @@ class BestModelSelection(ModelSelectionBase):
 
     Args:
         dump_file: Where the best state dict goes (``state_dict.pt``); None keeps nothing on disk.
-        model: The model to save.
-        dump_interval: Also save the current model every ``dump_interval`` updates to
-            ``last_<dump_file name>`` (None: never).
+        model: The model to save (its latest weights are the trainer's resumable state, see
+            :mod:`maze.train.trainers.common.training_state`).
         best_reward: The best score so far (when resuming a run).
     """
 
@@ -47,12 +46,10 @@ class BestModelSelection(ModelSelectionBase):
         self,
         dump_file: Optional[Union[str, Path]],
         model: Optional[TorchModel],
-        dump_interval: Optional[int] = None,
         best_reward: float = float("-inf"),
     ) -> None:
         self.dump_file = None if dump_file is None else Path(dump_file)
         self.model = model
-        self.dump_interval = dump_interval
         self.best_reward = best_reward
         self.updates = 0
         self.last_improvement = 0
@@ -75,6 +72,4 @@ class BestModelSelection(ModelSelectionBase):
             print(f"-> new overall best model {reward:.5f}!")
             if self.dump_file is not None and self.model is not None:
                 save_state_dict(self.model.state_dict() if state_dict is None else state_dict, self.dump_file)
-        if self.dump_interval and self.updates % self.dump_interval == 0 and self.dump_file and self.model:
-            save_state_dict(self.model.state_dict(), self.dump_file.with_name(f"last_{self.dump_file.name}"))
         return improved

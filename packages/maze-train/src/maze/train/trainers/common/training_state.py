@@ -1,17 +1,23 @@
 """Resumable training state: what a run directory needs so that ``input_dir=`` continues a run.
 
-Every epoch end (not only improvements) a trainer writes, next to the best model:
+Every epoch end (not only improvements) a trainer writes, next to the best model
+(``state_dict.pt``, kept for deployment, rollouts and warm starts):
 
-* ``training_state.yaml``: epochs and env steps trained so far, the best evaluation score,
-  the trainer class and the names of the restorable state dicts;
+* ``last_state_dict.pt``: the model's weights at this epoch end (policy and critic; same
+  tensors-only format as ``state_dict.pt``);
 * ``optimizer.pt``: the optimizer state plus any other state the trainer declares in
   :meth:`ResumableTrainer.extra_state_dicts` (schedulers, entropy coefficients, ...), as a
   tensors-only nested state dict. Optimizers whose state holds plain numbers (``torch.optim``)
-  are not saved; a resume starts them fresh (maze's own ``Adam`` is tensors-only).
+  are not saved; a resume starts them fresh (maze's own ``Adam`` is tensors-only);
+* ``training_state.yaml`` (written last): epochs and env steps trained so far, the best
+  evaluation score, the trainer class, the names of the restorable state dicts and the file of
+  the latest weights.
 
-Both files are written atomically, so a run killed at any moment stays resumable. A run
-started with ``input_dir`` restores them and reports what it restored; the epoch and
-env-step counters continue, so ``n_epochs`` counts the total.
+Each file is written atomically, so a run killed at any moment stays resumable. A run
+started with ``input_dir`` of the same trainer *resumes*: it continues from the latest weights
+(not the best ones, which may be up to ``patience`` epochs older than the optimizer state),
+restores the rest and reports what it restored; the epoch and env-step counters continue, so
+``n_epochs`` counts the total.
 """
 
 from __future__ import annotations
@@ -25,9 +31,20 @@ from typing import Any, Optional, Union
 import yaml
 from maze.env.errors import ConfigurationError
 from maze.env.utils.files import atomic_write_bytes
+from maze.perception.agent.torch_model import TorchModel
 from maze.perception.serialization import check_tensors_only, load_state_dict_file, save_state_dict
 
-__all__ = ["OPTIMIZER_FILE", "TRAINING_STATE_FILE", "ResumableTrainer", "TrainingResult", "TrainingState"]
+__all__ = [
+    "LAST_STATE_DICT_FILE",
+    "OPTIMIZER_FILE",
+    "TRAINING_STATE_FILE",
+    "ResumableTrainer",
+    "TrainingResult",
+    "TrainingState",
+]
+
+LAST_STATE_DICT_FILE = "last_state_dict.pt"
+"""The model's weights at the latest epoch end: a resume continues from them (the best stay in ``state_dict.pt``)."""
 
 OPTIMIZER_FILE = "optimizer.pt"
 """The optimizer (and other trainer) state next to the best model."""
@@ -70,6 +87,8 @@ class TrainingState:
         best_reward: The best evaluation score (-inf if none).
         trainer: The class name of the trainer that wrote it.
         state_dicts: Names of the state dicts in ``optimizer.pt`` (``optimizer`` and extras).
+        last_weights: The file of the model's latest weights (:data:`LAST_STATE_DICT_FILE`; None:
+            not written, e.g. by maze versions that resumed from the best model).
     """
 
     epochs: int = 0
@@ -77,6 +96,7 @@ class TrainingState:
     best_reward: float = float("-inf")
     trainer: Optional[str] = None
     state_dicts: list[str] = field(default_factory=list)
+    last_weights: Optional[str] = None
 
     @classmethod
     def load(cls, path: Path) -> TrainingState:
@@ -93,6 +113,7 @@ class TrainingState:
                 best_reward=float("-inf") if values.get("best_reward") is None else float(values["best_reward"]),
                 trainer=values.get("trainer"),
                 state_dicts=list(values.get("state_dicts", [])),
+                last_weights=_file_name(values.get("last_weights")),
             )
         except (yaml.YAMLError, AttributeError, TypeError, ValueError) as error:
             raise ConfigurationError(
@@ -108,6 +129,7 @@ class TrainingState:
             "best_reward": self.best_reward if math.isfinite(self.best_reward) else None,
             "trainer": self.trainer,
             "state_dicts": self.state_dicts,
+            "last_weights": self.last_weights,
         }
         atomic_write_bytes(path, yaml.safe_dump(values, sort_keys=False).encode("utf-8"))
 
@@ -117,14 +139,18 @@ class ResumableTrainer:
 
     The trainer provides ``optimizer`` (with ``state_dict``/``load_state_dict``),
     ``epochs_done``, ``best_reward`` and the :attr:`env_steps` property; it may add state
-    with :meth:`extra_state_dicts` / :meth:`load_extra_state_dicts`. ``state_dir`` (set by
-    the runner) is where :meth:`save_training_state` writes at every epoch end.
+    with :meth:`extra_state_dicts` / :meth:`load_extra_state_dicts`. ``state_dir`` and
+    ``state_model`` (set by the runner) are where :meth:`save_training_state` writes at every
+    epoch end and whose latest weights it writes there.
     """
 
     optimizer: Any
     epochs_done: int
     best_reward: float
     state_dir: Optional[Path] = None
+    state_model: Optional[TorchModel] = None
+    """The model whose weights go to :data:`LAST_STATE_DICT_FILE` (the runner sets it: the model that model selection
+    keeps; the runner loads these weights back when it resumes, before the trainer and its workers are built)."""
 
     @property
     def env_steps(self) -> int:
@@ -151,18 +177,42 @@ class ResumableTrainer:
         self.optimizer.load_state_dict(state)
 
     def save_training_state(self, directory: Optional[Union[str, Path]] = None) -> None:
-        """Writes ``optimizer.pt`` and ``training_state.yaml`` atomically (default: into ``state_dir``)."""
+        """Writes the latest weights, ``optimizer.pt`` and then ``training_state.yaml``, each atomically.
+
+        Args:
+            directory: Where to write (default: ``state_dir``; neither: nothing is written).
+        """
         directory = Path(directory) if directory is not None else self.state_dir
         if directory is None:
             return
+        last_weights = None
+        if self.state_model is not None:
+            save_state_dict(self.state_model.state_dict(), directory / LAST_STATE_DICT_FILE)
+            last_weights = LAST_STATE_DICT_FILE
         optimizer_state = self.optimizer.state_dict()
         if not _holds_tensors_only(optimizer_state):  # e.g. torch.optim: plain numbers in param_groups
             optimizer_state = None
         state_dicts = {**({"optimizer": optimizer_state} if optimizer_state else {}), **self.extra_state_dicts()}
         if state_dicts:
             save_state_dict(state_dicts, directory / OPTIMIZER_FILE)
-        TrainingState(self.epochs_done, self.env_steps, self.best_reward, type(self).__name__, list(state_dicts)).save(
-            directory / TRAINING_STATE_FILE
+        trainer = type(self).__name__
+        state = TrainingState(
+            self.epochs_done, self.env_steps, self.best_reward, trainer, list(state_dicts), last_weights
+        )
+        state.save(directory / TRAINING_STATE_FILE)
+
+    def nothing_to_train(self, limit: int) -> Optional[str]:
+        """Why training up to ``limit`` epochs in total (0: no limit) has nothing to do; None: it has epochs to train.
+
+        A resumed run may already have ``limit`` epochs; its trainer then stops before training
+        and saves its state again (see :meth:`save_training_state`), so the new run directory
+        stays resumable.
+        """
+        if not limit or self.epochs_done < limit:
+            return None
+        return (
+            f"nothing to train: the run already has {self.epochs_done} epochs >= n_epochs={limit} "
+            "(n_epochs counts the epochs of the resumed run; raise algorithm.n_epochs to train on)"
         )
 
     def restore_training_state(self, directory: Path) -> list[str]:
@@ -219,3 +269,16 @@ def _holds_tensors_only(state: Mapping[str, Any]) -> bool:
     except ConfigurationError:
         return False
     return True
+
+
+def _file_name(value: Any) -> Optional[str]:
+    """A file name of ``training_state.yaml`` (None stays None).
+
+    Raises:
+        ValueError: For anything but a plain file name (a path could point out of the run directory).
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str) or Path(value).name != value or value in ("", ".", ".."):
+        raise ValueError(f"last_weights must be a file name in the run directory, got {value!r}")
+    return value

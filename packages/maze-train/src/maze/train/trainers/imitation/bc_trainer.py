@@ -102,6 +102,10 @@ class BCTrainer(ResumableTrainer):
         """BC collects no env steps; a restored count is ignored."""
 
     def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
+        nothing = self.nothing_to_train(limit)
+        if nothing is not None:  # a resumed run: its state stays resumable in the new run directory
+            self.save_training_state()
+            return TrainingResult(self.epochs_done, 0, 0.0, self.best_reward, False, nothing)
         """Trains until ``n_epochs`` epochs are done in total, counting those of a resumed run (default: the config's).
 
         Returns:
