@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -15,12 +17,14 @@ import yaml
 from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.env.log_stats.global_state import GlobalLogState
+from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.vector.subproc import SubprocVectorEnv
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.serialization import load_state_dict_file
-from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, auto_concurrency, build_vector_env
+from maze.train.runners.env_factory import AUTO_ENVS, build_vector_env, prefers_worker_processes
 from maze.train.tensorboard import read_scalars, read_texts
+from maze.train.trainers.actor_critic import actor_critic_runners
 from maze.train.trainers.actor_critic.actor_critic_runners import ACDevRunner, ACLocalRunner
 from train_test_support import small_model_config
 
@@ -86,7 +90,7 @@ def set_up(directory: Path, cfg: dict, trainer: str = PPO, runner_class: type = 
     directory.mkdir(parents=True, exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(directory)
-        runner = runner_class(trainer, concurrency=2, **kwargs)
+        runner = runner_class(trainer, **{"concurrency": 2, **kwargs})
         runner.setup(cfg)
     return runner
 
@@ -198,17 +202,52 @@ def test_the_same_seeds_give_the_same_model(tmp_path: Path, single_thread) -> No
 
 @pytest.mark.parametrize(
     ("runner_class", "concurrency", "placement"),
-    [(ACDevRunner, 0, (AUTO_IN_PROCESS_ENVS, False)), (ACDevRunner, 3, (3, False)), (ACLocalRunner, 3, (3, True))],
+    [(ACDevRunner, 0, (AUTO_ENVS, False)), (ACDevRunner, 3, (3, False)), (ACLocalRunner, 3, (3, True))],
 )
 def test_env_placement_of_explicit_and_automatic_concurrency(runner_class, concurrency, placement) -> None:
     assert runner_class(PPO).env_placement(concurrency) == placement
 
 
-@pytest.mark.parametrize(("step_seconds", "subprocesses"), [(1e-5, False), (1e-2, True)])
-def test_automatic_concurrency_keeps_cheap_envs_in_process(step_seconds: float, subprocesses: bool) -> None:
-    n_envs, in_workers = auto_concurrency(step_seconds)
-    assert in_workers == subprocesses
-    assert n_envs >= 2 if subprocesses else n_envs == AUTO_IN_PROCESS_ENVS
+@pytest.mark.parametrize(("step_seconds", "in_workers"), [(1e-5, False), (1e-2, True)])
+def test_automatic_placement_keeps_cheap_envs_in_process(step_seconds: float, in_workers: bool) -> None:
+    assert prefers_worker_processes(step_seconds) == in_workers
+
+
+def placed_run(directory: Path, runner_class: type) -> dict[str, Any]:
+    """What one PPO epoch with ``concurrency: 0`` and ``eval_concurrency: 0`` trained (envs, seeds, steps, weights)."""
+    runner = set_up(directory, job_config(), PPO, runner_class, concurrency=0)
+    collector, evaluator = runner.trainer.collector, runner.trainer.evaluator
+    placement = {
+        "placement": (type(collector.env), type(evaluator.eval_env)),
+        "envs": (collector.env.n_envs, evaluator.eval_env.n_envs),
+        "seeds": (list(collector._seeds), evaluator.seeds),
+    }
+    runner.run()
+    summary = json.loads((directory / "training_summary.json").read_text())
+    return {
+        **placement,
+        "env_steps": summary["env_steps"],
+        "weights": load_state_dict_file(directory / "state_dict.pt"),
+    }
+
+
+def test_automatic_placement_chooses_where_envs_run_never_what_is_learned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, single_thread
+) -> None:
+    runs = {"dev": placed_run(tmp_path / "dev", ACDevRunner)}
+    for name, step_seconds in (("idle machine", 1e-5), ("busy machine", 1.0)):  # the timing decision, forced
+        monkeypatch.setattr(actor_critic_runners, "measure_step_seconds", lambda env, seconds=step_seconds: seconds)
+        runs[name] = placed_run(tmp_path / name.replace(" ", "_"), ACLocalRunner)
+
+    assert runs["idle machine"]["placement"] == (SequentialVectorEnv, SequentialVectorEnv)
+    assert runs["busy machine"]["placement"] == (SubprocVectorEnv, SubprocVectorEnv)
+    reference = runs["dev"]
+    assert reference["envs"] == (AUTO_ENVS, 2)  # 8 training envs, one evaluation env per episode
+    assert reference["env_steps"] == AUTO_ENVS * 16 * 2
+    for name in ("idle machine", "busy machine"):
+        for key in ("envs", "seeds", "env_steps"):
+            assert runs[name][key] == reference[key], (name, key)
+        assert same_state(runs[name]["weights"], reference["weights"]), name
 
 
 def test_a_vector_env_needs_an_env() -> None:
@@ -358,3 +397,9 @@ def test_a_failed_setup_leaves_no_stats_writer_registered(ppo_run: Path, tmp_pat
     with pytest.raises(ConfigurationError):
         set_up(tmp_path / "run", bad_input("other_env", ppo_run, tmp_path))
     assert GlobalLogState.writers == []
+
+
+def test_env_workers_unpickle_the_env_factory_without_torch() -> None:
+    code = "import sys, maze.train.runners.env_factory; print('torch' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"

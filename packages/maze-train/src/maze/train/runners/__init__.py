@@ -3,9 +3,26 @@
 Each algorithm's runners live beside its trainer (see :mod:`maze.train.trainers`), e.g.
 ``maze.train.trainers.actor_critic.actor_critic_runners.ACDevRunner`` for A2C/PPO with
 ``runner=dev``.
+
+The names below are imported on first use: an env worker process that unpickles an
+:class:`EnvFactory` imports only :mod:`maze.train.runners.env_factory` (maze-env, no torch).
 """
 
-from maze.train.runners.env_factory import EnvFactory
-from maze.train.runners.training_runner import TrainingRunner
+from __future__ import annotations
 
-__all__ = ["EnvFactory", "TrainingRunner"]
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "EnvFactory": "maze.train.runners.env_factory",
+    "TrainingRunner": "maze.train.runners.training_runner",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'maze.train.runners' has no attribute {name!r}")
+    return getattr(import_module(module), name)

@@ -1,10 +1,9 @@
-"""Env factories built from the ``env`` and ``wrappers`` config groups (picklable for worker processes)."""
+"""Env factories of the ``env`` and ``wrappers`` config groups (picklable for worker processes) and env placement."""
 
 from __future__ import annotations
 
-import os
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from maze.env.agent.random_policy import RandomPolicy
 from maze.env.core.structured_env import StructuredEnv
@@ -16,16 +15,26 @@ from maze.env.vector.vector_env import StructuredVectorEnv
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 from maze.env.wrappers.wrapper_factory import WrapperFactory
 
-__all__ = ["EnvFactory", "auto_concurrency", "build_vector_env", "measure_step_seconds"]
+__all__ = [
+    "AUTO_ENVS",
+    "MAX_AUTO_EVAL_ENVS",
+    "EnvFactory",
+    "build_vector_env",
+    "measure_step_seconds",
+    "prefers_worker_processes",
+]
 
 SUBPROCESS_MIN_STEP_SECONDS = 2e-4
 """Envs stepping faster than this run in the main process: a worker round trip costs more."""
 
-AUTO_IN_PROCESS_ENVS = 8
-"""Envs stepped together in the main process when ``concurrency`` is 0 and the env is cheap."""
+AUTO_ENVS = 8
+"""Training envs of ``concurrency: 0``, wherever they run (the count never depends on the machine)."""
 
-MAX_IN_PROCESS_EVAL_ENVS = 32
-"""With ``eval_concurrency: 0``, in-process evaluation runs up to this many episodes side by side."""
+MAX_AUTO_EVAL_ENVS = 32
+"""With ``eval_concurrency: 0``, evaluation runs one env per episode, at most this many side by side."""
+
+PLACEMENT_PROBE_SEED = 0
+"""Seed of the env timed by :func:`measure_step_seconds` (fixed: the probe never draws from the run's seeds)."""
 
 
 class EnvFactory:
@@ -47,12 +56,15 @@ class EnvFactory:
         return LogStatsWrapper.wrap(env)
 
 
-def measure_step_seconds(env: Any, steps: int = 200, seed: Optional[int] = None) -> float:
-    """The mean seconds of one ``step`` of ``env`` under random actions (reset time excluded)."""
+def measure_step_seconds(env: Any, steps: int = 200) -> float:
+    """The mean seconds of one ``step`` of ``env`` under random actions (reset time excluded).
+
+    The env and the actions are seeded with :data:`PLACEMENT_PROBE_SEED`, so timing an env
+    leaves the run's seed sequence untouched.
+    """
     policy = RandomPolicy(env.action_spaces_dict)
-    if seed is not None:
-        policy.seed(seed)
-    observation, _ = env.reset(seed=seed)
+    policy.seed(PLACEMENT_PROBE_SEED)
+    observation, _ = env.reset(seed=PLACEMENT_PROBE_SEED)
     elapsed = 0.0
     for _ in range(steps):
         action = policy.compute_action(observation, actor_id=env.actor_id())
@@ -64,15 +76,14 @@ def measure_step_seconds(env: Any, steps: int = 200, seed: Optional[int] = None)
     return elapsed / steps
 
 
-def auto_concurrency(step_seconds: float) -> tuple[int, bool]:
-    """``(envs, in worker processes?)`` for ``concurrency: 0``.
+def prefers_worker_processes(step_seconds: float) -> bool:
+    """Whether envs stepping in ``step_seconds`` run faster in worker processes than in this process.
 
-    Cheap envs (a step faster than a worker round trip) run :data:`AUTO_IN_PROCESS_ENVS`
-    envs in the main process; expensive ones one worker process per CPU core.
+    Automatic placement decides only *where* envs run: the number of envs, and so the env
+    steps per epoch and the env seeds, follows the config alone (:data:`AUTO_ENVS`,
+    :data:`MAX_AUTO_EVAL_ENVS`), so a run learns the same on an idle and on a busy machine.
     """
-    if step_seconds < SUBPROCESS_MIN_STEP_SECONDS:
-        return AUTO_IN_PROCESS_ENVS, False
-    return max(2, os.cpu_count() or 2), True
+    return step_seconds >= SUBPROCESS_MIN_STEP_SECONDS
 
 
 def build_vector_env(

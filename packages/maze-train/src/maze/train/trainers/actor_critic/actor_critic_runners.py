@@ -8,11 +8,11 @@ from maze.env.utils.factory import Factory
 from maze.train.evaluators.rollout_evaluator import Evaluator
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.runners.env_factory import (
-    AUTO_IN_PROCESS_ENVS,
-    MAX_IN_PROCESS_EVAL_ENVS,
-    auto_concurrency,
+    AUTO_ENVS,
+    MAX_AUTO_EVAL_ENVS,
     build_vector_env,
     measure_step_seconds,
+    prefers_worker_processes,
 )
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
@@ -23,12 +23,20 @@ __all__ = ["ACDevRunner", "ACLocalRunner", "ACRunner"]
 class ACRunner(TrainingRunner):
     """Builds an A2C/PPO trainer with a rollout collector, an evaluator and best-model selection.
 
-    Subclasses choose where the envs run (:meth:`env_placement`). See :class:`TrainingRunner`
-    for the arguments.
+    The config alone sets the number of envs: ``concurrency`` training envs (0:
+    :data:`~maze.train.runners.env_factory.AUTO_ENVS`) and ``eval_concurrency`` evaluation
+    envs (0: one per evaluation episode, at most
+    :data:`~maze.train.runners.env_factory.MAX_AUTO_EVAL_ENVS`), and so the env steps per
+    epoch and the env seeds. Subclasses choose only where the envs run
+    (:meth:`in_worker_processes`). See :class:`TrainingRunner` for the arguments.
     """
 
     def env_placement(self, concurrency: int) -> tuple[int, bool]:
-        """``(envs, in worker processes?)`` for a ``concurrency`` setting (0: automatic)."""
+        """``(envs, in worker processes?)`` of the training envs for a ``concurrency`` setting (0: automatic)."""
+        return (concurrency or AUTO_ENVS), self.in_worker_processes(concurrency)
+
+    def in_worker_processes(self, concurrency: int) -> bool:
+        """Whether the envs of a ``concurrency`` (or ``eval_concurrency``) setting run in worker processes."""
         raise NotImplementedError
 
     def setup_trainer(self, config: ActorCriticAlgorithmConfig) -> None:
@@ -70,13 +78,8 @@ class ACRunner(TrainingRunner):
         if isinstance(config, Evaluator):  # built in Python (RunContext): it feeds this run's model selection
             config.model_selection = self.model_selection
             return config
-        n_episodes = int(config.get("n_episodes", 8))
-        if self.eval_concurrency:
-            n_envs, subprocesses = self.env_placement(self.eval_concurrency)
-        else:  # one env per episode in this process (one batched forward per step), else one worker per core
-            auto_envs, subprocesses = self.env_placement(0)
-            n_envs = min(n_episodes, auto_envs if subprocesses else MAX_IN_PROCESS_EVAL_ENVS)
-        eval_env = build_vector_env(self.env_factory, n_envs, subprocesses)
+        n_envs = self.eval_concurrency or min(int(config.get("n_episodes", 8)), MAX_AUTO_EVAL_ENVS)
+        eval_env = build_vector_env(self.env_factory, n_envs, self.in_worker_processes(self.eval_concurrency))
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         return Factory(Evaluator, ("maze.train.evaluators",)).instantiate(
             config, eval_env=eval_env, model_selection=self.model_selection, seeds=seeds
@@ -101,27 +104,39 @@ class ACRunner(TrainingRunner):
 class ACDevRunner(ACRunner):
     """All envs in the main process (fast for cheap envs, easy to debug); ``concurrency: 0`` gives 8 envs."""
 
-    def env_placement(self, concurrency: int) -> tuple[int, bool]:
-        """Always in this process."""
-        return (concurrency or AUTO_IN_PROCESS_ENVS), False
+    def in_worker_processes(self, concurrency: int) -> bool:
+        """Never: every env steps in this process."""
+        return False
 
 
 class ACLocalRunner(ACRunner):
-    """Envs in worker processes; ``concurrency: 0`` measures the env and keeps cheap envs in the main process.
+    """Envs in worker processes, one per env; with a setting of 0 cheap envs stay in the main process.
 
-    A worker round trip costs more than a cheap env's step (CartPole, Cutting-2D), so with
-    ``concurrency: 0`` such envs are stepped in this process and expensive ones get one
-    worker process per CPU core. A positive ``concurrency`` always uses that many workers.
+    A worker round trip costs more than a cheap env's step (CartPole, Cutting-2D), so for
+    ``concurrency: 0`` (and ``eval_concurrency: 0``) the env is timed once and steps in this
+    process when it is cheap. The timing picks only where the envs run: their number is that
+    of :class:`ACRunner`, so a run trains the same as with ``runner=dev`` and the same on an
+    idle and on a busy machine. A positive setting always uses worker processes.
     """
 
-    _step_seconds: Optional[float] = None
+    _prefers_workers: Optional[bool] = None
 
-    def env_placement(self, concurrency: int) -> tuple[int, bool]:
-        """``concurrency`` workers, or the automatic choice of :func:`auto_concurrency`."""
+    def in_worker_processes(self, concurrency: int) -> bool:
+        """True for a positive ``concurrency``; for 0 whether the timed env is expensive enough for workers."""
         if concurrency:
-            return concurrency, True
-        if self._step_seconds is None:
-            self._step_seconds = measure_step_seconds(
-                self.env_factory(), seed=self.seeding.generate_env_instance_seed()
-            )
-        return auto_concurrency(self._step_seconds)
+            return True
+        if self._prefers_workers is None:
+            self._prefers_workers = self._time_the_env()
+        return self._prefers_workers
+
+    def _time_the_env(self) -> bool:
+        """Times one env (its own fixed seed) and reports where automatic placement puts the envs."""
+        probe_env = self.env_factory()
+        try:
+            step_seconds = measure_step_seconds(probe_env)
+        finally:
+            probe_env.close()
+        in_workers = prefers_worker_processes(step_seconds)
+        where = "in worker processes" if in_workers else "in this process (cheaper than a worker round trip)"
+        print(f"An env step takes {step_seconds * 1e3:.3f} ms: envs of concurrency 0 step {where}")
+        return in_workers

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from maze.env.vector.subproc import SubprocVectorEnv
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
-from maze.train.runners.env_factory import MAX_IN_PROCESS_EVAL_ENVS, build_vector_env
+from maze.train.runners.env_factory import MAX_AUTO_EVAL_ENVS, build_vector_env
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.es.es_algorithm_config import ESAlgorithmConfig
 from maze.train.trainers.es.es_distributed_rollouts import ESDistributedRollouts
@@ -75,7 +75,7 @@ class ESMasterRunner(TrainingRunner):
 
     def _eval_env(self) -> Any:
         """The evaluation envs: in this process, one per episode (batched forward passes)."""
-        return build_vector_env(self.env_factory, min(self.n_eval_rollouts, MAX_IN_PROCESS_EVAL_ENVS), False)
+        return build_vector_env(self.env_factory, min(self.n_eval_rollouts, MAX_AUTO_EVAL_ENVS), False)
 
     def worker_factory(self, torch_threads: Optional[int] = None) -> ESWorkerFactory:
         """Builds the rollout workers (env, own policy copy, shared noise, policy wrapper)."""

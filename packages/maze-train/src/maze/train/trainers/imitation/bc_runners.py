@@ -21,10 +21,10 @@ from maze.rollout.datasets import (
 )
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.env_factory import (
-    MAX_IN_PROCESS_EVAL_ENVS,
-    auto_concurrency,
+    MAX_AUTO_EVAL_ENVS,
     build_vector_env,
     measure_step_seconds,
+    prefers_worker_processes,
 )
 from maze.train.runners.run_dir import write_training_summary
 from maze.train.runners.training_runner import TrainingRunner
@@ -246,26 +246,26 @@ class BCDevRunner(BCRunner):
 
     def eval_env_placement(self, n_episodes: int) -> tuple[int, bool]:
         """``eval_concurrency`` envs, or one per episode (at most 32), in this process."""
-        return (self.eval_concurrency or min(n_episodes, MAX_IN_PROCESS_EVAL_ENVS)), False
+        return (self.eval_concurrency or min(n_episodes, MAX_AUTO_EVAL_ENVS)), False
 
 
 class BCLocalRunner(BCRunner):
     """BC with the evaluation envs in worker processes (``runner=local``); cheap envs stay in the main process.
 
-    With ``eval_concurrency: 0``, envs that step faster than a worker round trip (CartPole,
-    LunarLander, Cutting-2D) run in this process, one per episode; expensive ones get one
-    worker per CPU core. Data loading uses ``dataset.n_workers`` processes.
+    With ``eval_concurrency: 0`` there is one env per episode (at most 32, as with
+    ``runner=dev``); envs that step faster than a worker round trip (CartPole, LunarLander,
+    Cutting-2D) run in this process, expensive ones in worker processes. Data loading uses
+    ``dataset.n_workers`` processes.
     """
 
     def eval_env_placement(self, n_episodes: int) -> tuple[int, bool]:
-        """``eval_concurrency`` workers, or the automatic choice of :func:`auto_concurrency`."""
+        """``eval_concurrency`` workers, or one env per episode placed by :func:`prefers_worker_processes`."""
         if self.eval_concurrency:
             return self.eval_concurrency, True
         probe_env = self.env_factory()
-        step_seconds = measure_step_seconds(probe_env, seed=self.seeding.generate_env_instance_seed())
+        step_seconds = measure_step_seconds(probe_env)
         probe_env.close()
-        n_envs, subprocesses = auto_concurrency(step_seconds)
-        return (min(n_episodes, n_envs) if subprocesses else min(n_episodes, MAX_IN_PROCESS_EVAL_ENVS)), subprocesses
+        return min(n_episodes, MAX_AUTO_EVAL_ENVS), prefers_worker_processes(step_seconds)
 
 
 @contextmanager

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from importlib import resources
 from typing import Any, Optional
 
@@ -22,7 +21,7 @@ from maze.train.replay.workers import (
     DummyDistributedWorkersWithBuffer,
 )
 from maze.train.rollout.collector import RolloutCollector
-from maze.train.runners.env_factory import AUTO_IN_PROCESS_ENVS, build_vector_env
+from maze.train.runners.env_factory import build_vector_env
 from maze.train.trainers.actor_critic.actor_critic_runners import ACRunner
 from maze.train.trainers.sac.config import SACAlgorithmConfig
 from maze.train.trainers.sac.demonstrations import (
@@ -77,13 +76,9 @@ class SACRunner(ACRunner):
         """The worker processes' start method with ``worker_processes`` (a fork server starts early)."""
         return self.start_method if self.worker_processes else None
 
-    def env_placement(self, concurrency: int) -> tuple[int, bool]:
-        """Evaluation envs: ``concurrency``, or with 0 one worker per core (``worker_processes``) or 8 in this process."""
-        if concurrency:
-            return concurrency, self.worker_processes
-        if self.worker_processes:
-            return max(2, os.cpu_count() or 2), True
-        return AUTO_IN_PROCESS_ENVS, False
+    def in_worker_processes(self, concurrency: int) -> bool:
+        """Evaluation envs run in worker processes with ``worker_processes`` (their number follows the config)."""
+        return self.worker_processes
 
     def _model_composer(self, env: Any) -> Any:
         """Adds the default state-action critic and drops shared policy embeddings (Q(s, a) reads the observation)."""
