@@ -9,7 +9,7 @@ from hydra import compose, initialize_config_module
 from hydra.errors import ConfigCompositionException, MissingConfigException
 from maze.rl.config_errors import describe_config_error, is_config_error, suggest_key
 from omegaconf import OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, InterpolationKeyError
 
 
 @pytest.fixture(autouse=True)
@@ -93,3 +93,52 @@ def test_suggest_key_uses_the_level_where_the_lookup_failed() -> None:
 def test_only_hydra_and_omegaconf_errors_count_as_config_errors() -> None:
     assert not is_config_error(RuntimeError("bug"))
     assert is_config_error(ConfigKeyError("missing"))
+
+
+def resolution_error(config: dict) -> Exception:
+    with pytest.raises(InterpolationKeyError) as caught:
+        OmegaConf.resolve(OmegaConf.create(config))
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("config", "key", "line", "root"),
+    [
+        (
+            {"policy": {"x": "${trusted_modules}"}},
+            "trusted_modules",
+            "the line `trusted_modules: []` to it",
+            "conf_rollout",
+        ),
+        (
+            {"seeding": {}, "policy": {"x": "${seeding.shuffle_seeds}"}},
+            "seeding.shuffle_seeds",
+            "the line `shuffle_seeds: false` to its `seeding:` section",
+            "conf_rollout",
+        ),
+        (
+            {"policy": {"x": "${tensorboard_figures}"}},
+            "tensorboard_figures",
+            "the line `tensorboard_figures: true` to it",
+            "conf_train",
+        ),
+        (
+            {"policy": {"x": "${model}"}},
+            "model",
+            "the line `- model: flatten_concat` to its defaults list",
+            "conf_rollout",
+        ),
+    ],
+)
+def test_a_root_key_missing_from_an_older_root_config_names_the_key_and_the_line_to_add(
+    config: dict, key: str, line: str, root: str
+) -> None:
+    message = describe_config_error(resolution_error(config))
+    assert message.startswith(f"Your root config has no {key!r}")
+    assert f"Add {line}, or inherit maze's root config instead of copying it (defaults: [{root}, _self_]" in message
+    assert "\n" not in message
+
+
+def test_an_interpolation_of_a_key_maze_does_not_know_keeps_omegaconfs_message() -> None:
+    message = describe_config_error(resolution_error({"policy": {"x": "${my_own_key}"}}))
+    assert message.startswith("Interpolation key 'my_own_key' not found")

@@ -2,6 +2,8 @@
 
 Hydra names the culprit but offers no correction for a mistyped key; these helpers add a
 "did you mean" suggestion (closest keys at the same level, or closest options of a group).
+A root key that a user's root config lacks (a copy of an older maze root config) is named
+with the line to add, taken from maze's own root configs.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from importlib.resources import files
 from typing import Optional
 
 from hydra.errors import HydraException, MissingConfigException
-from omegaconf import DictConfig
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, InterpolationKeyError, OmegaConfBaseException
 
 __all__ = ["is_config_error", "describe_config_error", "suggest_key"]
 
@@ -26,6 +28,9 @@ _TRAINING_GROUPS = ("algorithm", "model", "critic")
 """Groups of the training root config (``-cn conf_train``) that the default rollout root lacks."""
 _GYMNASIUM_ID = re.compile(r"^[\w.:/-]+-v\d+$")
 _SEARCH_PATH = "\nConfig search path:"
+_INTERPOLATION_KEY = re.compile(r"Interpolation key '(?P<key>[^']+)' not found")
+_MAZE_ROOTS = ("conf_rollout", "conf_train")
+"""maze's root configs, where a missing root key's default line is looked up."""
 
 
 def is_config_error(error: BaseException) -> bool:
@@ -45,6 +50,9 @@ def describe_config_error(error: BaseException) -> str:
         options) plus the closest option. Otherwise Hydra's message and its OmegaConf cause.
     """
     cause = error.__cause__
+    missing_root_key = _describe_missing_root_key(error)
+    if missing_root_key:
+        return missing_root_key
     match = _OVERRIDE_FAILURE.match(str(error))
     if match and isinstance(cause, (ConfigKeyError, ConfigAttributeError)):
         key, line = match.group("key"), match.group("line")
@@ -66,6 +74,54 @@ def describe_config_error(error: BaseException) -> str:
     if isinstance(error, MissingConfigException) and error.missing_cfg_file:
         message = f"{message}{_missing_config_hint(error.missing_cfg_file, error.options)}"
     return message
+
+
+def _describe_missing_root_key(error: BaseException) -> Optional[str]:
+    """The message for an interpolation of a root key that the user's root config lacks, or None.
+
+    Only keys and groups of maze's own root configs count: the message names the key, the
+    config entry that reads it and the line to add (maze's default), and how to inherit maze's
+    root config instead of copying it.
+    """
+    lookup = next((e for e in (error, error.__cause__) if isinstance(e, InterpolationKeyError)), None)
+    match = _INTERPOLATION_KEY.match(str(lookup)) if lookup is not None else None
+    if match is None:
+        return None
+    key = match.group("key")
+    found = [(root, line) for root in _MAZE_ROOTS if (line := _root_default_line(root, key))]
+    if not found:
+        return None
+    reader = f" ({lookup.full_key} reads it)" if lookup.full_key else ""
+    inherit = " or ".join(f"defaults: [{root}, _self_]" for root, _ in found)
+    return (
+        f"Your root config has no {key!r}{reader}: it was copied from a maze version without it. "
+        f"Add {found[0][1]}, or inherit maze's root config instead of copying it "
+        f"({inherit}, then your groups as override <group>: <option>)"
+    )
+
+
+def _root_default_line(root: str, key: str) -> Optional[str]:
+    """Where and what to add for ``key`` as maze's root config ``root`` has it (a key or a group), or None.
+
+    E.g. "the line `trusted_modules: []` to it", "the line `shuffle_seeds: false` to its
+    `seeding:` section" or "the line `- model: flatten_concat` to its defaults list".
+    """
+    config = OmegaConf.to_container(OmegaConf.load(str(files("maze.conf") / f"{root}.yaml")), resolve=False)
+    for entry in config.get("defaults", []):
+        for group, option in entry.items() if isinstance(entry, dict) else ():
+            if group.removeprefix("optional ") == key:
+                return f"the line `- {group}: {option}` to its defaults list"
+    *parents, leaf = key.split(".")
+    section = config
+    for parent in parents:
+        section = section.get(parent) if isinstance(section, dict) else None
+    if not isinstance(section, dict) or leaf not in section:
+        return None
+    value = section[leaf]
+    if isinstance(value, (dict, list)) and value:
+        return f"the {key!r} section of maze's {root}.yaml to it"
+    line = OmegaConf.to_yaml({leaf: value}).strip()
+    return f"the line `{line}` to " + (f"its `{'.'.join(parents)}:` section" if parents else "it")
 
 
 def _missing_config_hint(missing: str, options: Optional[Sequence[str]]) -> str:
