@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import pickle
 from pathlib import Path
 
 import pytest
 from maze.env import BaseEnvEvents, MazeSeeding
 from maze.env.errors import ConfigurationError
+from maze.env.log_events.log_events_writer import LogEventsWriterTSV
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.env.log_stats.log_stats_env import stats_value
+from maze.env.trajectory_recording.trajectory_files import TrajectoryWriterFile
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 from maze.rollout import (
     EpisodeStatsReport,
     ExceptionReport,
     ParallelRolloutRunner,
+    RolloutOutputError,
     RolloutWorkerError,
     SequentialRolloutRunner,
 )
@@ -96,6 +101,31 @@ def test_a_configuration_error_in_the_workers_is_one_clear_message(run_dir: Path
     with pytest.raises(ConfigurationError) as raised:
         runner.run_with({**CARTPOLE, "name": "CartPoel-v1"}, None, RANDOM_POLICY)
     assert "CartPoel-v1" in str(raised.value) and "Traceback" not in str(raised.value)
+
+
+def disk_full(self: object, record: object) -> None:
+    """A writer on a full disk: the trajectory writer names its file, a failed append names none."""
+    if isinstance(self, TrajectoryWriterFile):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.log_dir / "episode.pkl"))
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize(
+    ("writer", "named_path"),
+    [(TrajectoryWriterFile, "trajectory_data/episode.pkl"), (LogEventsWriterTSV, "event_logs")],
+)
+def test_a_full_disk_is_one_message_naming_the_path_and_the_cause_not_the_env(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch, writer: type, named_path: str
+) -> None:
+    monkeypatch.setattr(writer, "write", disk_full)  # the forked workers inherit the full disk
+    runner = ParallelRolloutRunner(n_processes=2, n_episodes=4, max_episode_steps=5, start_method="fork")
+    with pytest.raises(RolloutOutputError) as raised:
+        runner.run_with(CARTPOLE, None, RANDOM_POLICY)
+    message = str(raised.value)
+    assert f"cannot write the {'trajectory file' if writer is TrajectoryWriterFile else 'event log'} " in message
+    assert f"{str(run_dir / named_path)!r}: the disk is full (ENOSPC: No space left on device)" in message
+    assert "The env and the policy are not at fault" in message and "of 4 episodes were reported" in message
+    assert "\n" not in message and "Traceback" not in message and "Fix the env or policy" not in message
 
 
 def test_a_killed_worker_is_reported_with_its_exit_code_and_the_files_written(run_dir: Path) -> None:

@@ -28,6 +28,7 @@ _LAZY_NAMES = {
     "SequentialRolloutRunner": "maze.rollout.sequential_rollout_runner",
     "ParallelRolloutRunner": "maze.rollout.parallel_rollout_runner",
     "RolloutWorkerError": "maze.rollout.parallel_rollout_runner",
+    "RolloutOutputError": "maze.rollout.output_errors",
     "EpisodeStatsReport": "maze.rollout.parallel_rollout_worker",
     "ExceptionReport": "maze.rollout.parallel_rollout_worker",
     "RolloutJob": "maze.rollout.rollout_job",

@@ -15,6 +15,7 @@ from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.env.log_stats.log_stats import LogStats
 from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.rollout._validation import checked_int
+from maze.rollout.output_errors import RolloutOutputError
 from maze.rollout.parallel_rollout_worker import EpisodeStatsReport, ExceptionReport, rollout_worker
 from maze.rollout.progress import RolloutProgress
 from maze.rollout.rollout_job import TRAJECTORY_DIR, RolloutJob
@@ -48,7 +49,9 @@ class ParallelRolloutRunner(RolloutRunner):
     their running episode (whose files are written) and start no new one, and the call
     raises :class:`RolloutWorkerError` with the worker's traceback, the failing episode's
     seeds and how many episodes finished (a config mistake raises a
-    :class:`~maze.env.errors.ConfigurationError` with its one-line message instead). A
+    :class:`~maze.env.errors.ConfigurationError` with its one-line message instead, and
+    outputs that cannot be written, e.g. on a full disk, a
+    :class:`~maze.rollout.output_errors.RolloutOutputError` naming the file and the cause). A
     worker that dies is reported the same way. No worker outlives the call.
 
     The job (env, wrappers, agent; configs or instances) goes to the workers with
@@ -217,6 +220,8 @@ def _failure_error(
     """The error raised in the main process for a worker's exception report."""
     if report.configuration_error and report.episode_index is None:
         return ConfigurationError(report.message)
+    if report.output_error:  # the message names the file and the cause; the traceback would blame the env
+        return RolloutOutputError(f"rollout worker {report.worker_index} stopped: {report.message}. {outputs}")
     if report.episode_index is None:
         where = "outside an episode (building the env or the policy, or sending reports)"
         reproduce = "Fix the env or policy and run again."

@@ -5,7 +5,8 @@ indices from a counter shared by all workers until none are left. It reports the
 statistics of finished episodes (:class:`EpisodeStatsReport`, batched a few times per
 second) and, when the env or the policy raises, one :class:`ExceptionReport` with the
 traceback, after which it stops. Trajectory files and event logs are written by the
-worker itself, into the job's output directory.
+worker itself, into the job's output directory; when they cannot be written (a full disk),
+the report says so (``output_error``) instead of blaming the env or the policy.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import cloudpickle
 from maze.env.errors import ConfigurationError
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.rollout.episode_loop import run_episode
+from maze.rollout.output_errors import RolloutOutputError
 
 __all__ = ["EpisodeStatsReport", "ExceptionReport", "rollout_worker"]
 
@@ -59,6 +61,8 @@ class ExceptionReport:
         message: ``str`` of the exception.
         traceback: The formatted traceback.
         configuration_error: True for a :class:`~maze.env.errors.ConfigurationError` (a config mistake).
+        output_error: True for a :class:`~maze.rollout.output_errors.RolloutOutputError` (the outputs
+            could not be written, e.g. the disk is full; ``message`` names the file and the cause).
     """
 
     worker_index: int
@@ -67,6 +71,7 @@ class ExceptionReport:
     message: str
     traceback: str
     configuration_error: bool
+    output_error: bool = False
 
 
 def rollout_worker(
@@ -123,6 +128,7 @@ def rollout_worker(
                 message=str(error),
                 traceback=traceback.format_exc(),
                 configuration_error=isinstance(error, ConfigurationError),
+                output_error=isinstance(error, RolloutOutputError),
             )
         )
     finally:

@@ -36,6 +36,7 @@ from maze.env.wrappers.normalization.normalization_utils import find_normalizati
 from maze.env.wrappers.time_limit import TimeLimitWrapper
 from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
 from maze.env.wrappers.wrapper_factory import WrapperFactory
+from maze.rollout.output_errors import GuardedEventsWriter, GuardedTrajectoryWriter
 
 __all__ = ["ROLLOUT_STATS_PREFIX", "TRAJECTORY_DIR", "EVENT_LOG_DIR", "RolloutJob"]
 
@@ -118,17 +119,22 @@ class RolloutJob:
     def recording(self, lock: Optional[Any] = None) -> Iterator[None]:
         """Registers the trajectory and event log writers of this job for a ``with`` block.
 
+        A writer's :class:`OSError` (e.g. a full disk) is raised as a
+        :class:`~maze.rollout.output_errors.RolloutOutputError` naming the file and the cause.
+
         Args:
             lock: A (multiprocessing) lock held while an episode's event log is written, so
                 that processes sharing the event log files never write at the same time.
         """
         with ExitStack() as stack:
             if self.record_trajectory:
-                trajectory_writer = TrajectoryWriterFile(self.output_dir / TRAJECTORY_DIR)
+                directory = self.output_dir / TRAJECTORY_DIR
+                trajectory_writer = GuardedTrajectoryWriter(TrajectoryWriterFile(directory), directory)
                 TrajectoryWriterRegistry.register_writer(trajectory_writer)
                 stack.callback(TrajectoryWriterRegistry.unregister_writer, trajectory_writer)
             if self.record_event_logs:
-                event_writer: LogEventsWriter = LogEventsWriterTSV(self.output_dir / EVENT_LOG_DIR)
+                directory = self.output_dir / EVENT_LOG_DIR
+                event_writer: LogEventsWriter = GuardedEventsWriter(LogEventsWriterTSV(directory), directory)
                 if lock is not None:
                     event_writer = _LockedEventsWriter(event_writer, lock)
                 LogEventsWriterRegistry.register_writer(event_writer)
