@@ -7,6 +7,10 @@ The config tree is the package :mod:`maze.conf` (the model and critic groups com
 in its own run directory, where Hydra writes ``.hydra/`` and ``maze_cli.log`` holds
 everything the job logged or printed.
 
+Ctrl-C and SIGTERM (``kill``, a job scheduler or container stopping the job) end a job alike:
+one message naming the run directory and, for training, what it holds to resume from (exit
+status 130 for Ctrl-C, 143 for SIGTERM).
+
 Errors are reported without stack traces where they are the user's: config and
 command-line errors as one message (with "did you mean" suggestions), and
 :class:`~maze.env.errors.MazeError` s raised by the job as ``Error: <message>``. Other
@@ -20,13 +24,16 @@ so configs can name ``_target_`` s of a project next to them (``_target_: my_env
 from __future__ import annotations
 
 import atexit
+import contextlib
 import errno
 import logging
 import os
 import shlex
+import signal
 import sys
 import threading
 import traceback
+from collections.abc import Iterator
 from typing import Any, Optional
 
 from maze.env.errors import MazeError
@@ -36,6 +43,7 @@ __all__ = [
     "CONFIG_PATH",
     "DEFAULT_CONFIG_NAME",
     "JobFailedError",
+    "Terminated",
     "console_main",
     "describe_error",
     "main",
@@ -53,6 +61,10 @@ _FULL_ERROR_VARIABLE = "HYDRA_FULL_ERROR"
 
 class JobFailedError(Exception):
     """A job failed; its error has been reported on stderr and in its ``maze_cli.log``."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached ``maze-run``: raised where Ctrl-C raises KeyboardInterrupt, and handled the same way."""
 
 
 def main() -> None:
@@ -73,11 +85,12 @@ def main() -> None:
     os.environ[_FULL_ERROR_VARIABLE] = "1"
     logging.raiseExceptions = False  # a log file that cannot be written must not mask the job's own error
     try:
-        app()
-    except KeyboardInterrupt:  # no traceback; a job in this process said where its outputs are
+        with _sigterm_as_interrupt():
+            app()
+    except KeyboardInterrupt as interruption:  # no traceback; a job in this process said where its outputs are
         if not interrupted:
-            print("\nInterrupted (Ctrl-C).", file=sys.stderr)
-        sys.exit(130)
+            print(f"\nInterrupted ({_cause(interruption)}).", file=sys.stderr)
+        sys.exit(143 if isinstance(interruption, Terminated) else 130)
     except JobFailedError:
         sys.exit(1)
     except RunDirRefused as refusal:
@@ -134,6 +147,38 @@ def console_main() -> None:
     os._exit(code)
 
 
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """While the jobs run, SIGTERM raises :class:`Terminated` in this process, so it ends a job like Ctrl-C.
+
+    Worker processes forked meanwhile inherit the handler; in them SIGTERM keeps its default
+    action (the main process stops its workers itself). A SIGTERM handler installed by someone
+    else, an ignored SIGTERM and calls off the main thread are left alone.
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    owner = os.getpid()
+
+    def terminate(signum: int, frame: Any) -> None:
+        if os.getpid() != owner:  # a forked worker: end as SIGTERM ends it by default
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _cause(interruption: KeyboardInterrupt) -> str:
+    """``SIGTERM`` or ``Ctrl-C``: what interrupted the job."""
+    return "SIGTERM" if isinstance(interruption, Terminated) else "Ctrl-C"
+
+
 def _exit_status(code: Any) -> int:
     """The process exit status of ``SystemExit(code)`` (a message is printed to stderr, as Python does)."""
     if code is None:
@@ -159,8 +204,8 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
     """The Hydra task: runs one job in its run directory and reports its errors.
 
     A failed single run is recorded in ``failures``; a failed job of a multirun raises
-    :class:`JobFailedError` so that the sweeper sees the failure. Ctrl-C is reported with the
-    run directory (recorded in ``interrupted``) and passed on.
+    :class:`JobFailedError` so that the sweeper sees the failure. Ctrl-C and SIGTERM are
+    reported with the run directory (recorded in ``interrupted``) and passed on.
     """
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
@@ -180,10 +225,10 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
             cfg = prepare_config(cfg, get_original_cwd())
             print(OmegaConf.to_yaml(cfg), flush=True)
             return maze_run(cfg)
-        except KeyboardInterrupt:
-            resume = " (resume training with input_dir=<that directory>)" if "algorithm" in cfg else ""
-            print(f"\nInterrupted (Ctrl-C). The outputs so far are in {hydra_config.runtime.output_dir}{resume}")
-            interrupted.append(hydra_config.runtime.output_dir)
+        except KeyboardInterrupt as interruption:
+            output_dir = hydra_config.runtime.output_dir
+            print(f"\nInterrupted ({_cause(interruption)}). {_saved_outputs(output_dir, 'algorithm' in cfg)}")
+            interrupted.append(output_dir)
             raise
         except Exception as error:
             _report_job_error(error)
@@ -191,6 +236,15 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
                 raise JobFailedError(str(error)) from None
             failures.append(str(error))
             return None
+
+
+def _saved_outputs(output_dir: str, training: bool) -> str:
+    """Where an interrupted job's outputs are and, for training, what they hold to resume from."""
+    if not training:
+        return f"The outputs so far are in {output_dir}"
+    from maze.train.runners.run_dir import describe_resumable_state
+
+    return f"The outputs so far are in {output_dir}: {describe_resumable_state(output_dir)}"
 
 
 def _drop_replaced_group_keys(cfg: Any, hydra_config: Any) -> None:

@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from maze.env.errors import ConfigurationError
 from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
 from maze.perception.serialization import atomic_write_bytes
-from maze.train.trainers.common.training_state import TRAINING_STATE_FILE, TrainingResult, TrainingState
+from maze.train.trainers.common.training_state import (
+    OPTIMIZER_FILE,
+    TRAINING_STATE_FILE,
+    TrainingResult,
+    TrainingState,
+)
 
-__all__ = ["InputRun", "SUMMARY_FILE", "write_training_summary"]
+__all__ = ["InputRun", "SUMMARY_FILE", "describe_resumable_state", "write_training_summary"]
 
 SUMMARY_FILE = "training_summary.json"
 """Written at the end of a training run: env steps (every actor of an env step acted once), sub-steps (null where a
@@ -99,3 +104,23 @@ def write_training_summary(directory: Path, result: TrainingResult) -> Path:
     path = directory / SUMMARY_FILE
     atomic_write_bytes(path, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
     return path
+
+
+def describe_resumable_state(directory: Union[str, Path]) -> str:
+    """What a stopped or interrupted training run directory holds to resume from, and how (for messages).
+
+    Example: ``the best model state_dict.pt and the state after 3 epochs (last_state_dict.pt,
+    optimizer.pt, training_state.yaml); resume training with input_dir=/runs/x``.
+    """
+    directory = Path(directory)
+    state_file = directory / TRAINING_STATE_FILE
+    if not state_file.is_file():
+        return "no epoch has finished, so there is no training state to resume from yet"
+    try:
+        state = TrainingState.load(state_file)
+    except ConfigurationError as error:
+        return str(error)
+    names = (state.last_weights, OPTIMIZER_FILE, TRAINING_STATE_FILE)
+    files = ", ".join(name for name in names if name and (directory / name).is_file())
+    best = f"the best model {STATE_DICT_FILE} and " if (directory / STATE_DICT_FILE).is_file() else ""
+    return f"{best}the state after {state.epochs} epochs ({files}); resume training with input_dir={directory}"
