@@ -33,6 +33,15 @@ def test_paths_through_foreign_modules_gadgets_and_functions_are_refused(path: s
     assert SOURCE in str(error.value) and "nothing was" in str(error.value)
 
 
+def test_a_file_creating_class_reached_through_a_maze_modules_import_is_refused(tmp_path: Path) -> None:
+    """``logging.FileHandler`` (creates or truncates any file) via ``maze.env.utils.seeding``'s ``import logging``."""
+    marker = tmp_path / "created"
+    config = {"_target_": "maze.env.utils.seeding.logging.FileHandler", "filename": str(marker), "mode": "w"}
+    with trusted_targets_only(SOURCE), pytest.raises(UntrustedTargetError, match="seeding.logging', which is a module"):
+        Factory(MazeEnv).instantiate(config)
+    assert not marker.exists()
+
+
 def test_a_class_that_cannot_be_the_needed_type_is_refused_before_it_is_built(tmp_path: Path) -> None:
     marker = tmp_path / "created_by_the_constructor"
     config = {"_target_": "maze.env.log_stats.writers.LogStatsWriterFile", "log_dir": str(marker)}

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
-import yaml
 from maze.env.errors import ConfigurationError
 
 __all__ = ["TrainingRunDir", "SERIALIZED_POLICY_TARGET"]
@@ -55,8 +55,11 @@ class TrainingRunDir:
         path = self.directory / _STATISTICS
         return path if path.is_file() else None
 
-    def policy_config(self, device: str = "cpu") -> dict[str, Any]:
+    def policy_config(self, device: str = "cpu", trusted_modules: Sequence[str] = ()) -> dict[str, Any]:
         """The ``SerializedTorchPolicy`` config of the run's checkpoint.
+
+        The policy reads ``model_config.yaml`` itself, so that what it names is judged as coming from
+        that file (see :mod:`maze.env.utils.trust`), trusting only maze and ``trusted_modules``.
 
         Raises:
             ConfigurationError: maze-perception (the ``torch`` extra) is not installed.
@@ -66,10 +69,11 @@ class TrainingRunDir:
                 "deploying a torch policy needs maze-perception: install maze-deploy with its torch extra "
                 "(pip install 'maze-deploy[torch]')"
             )
-        model = yaml.safe_load((self.directory / "model_config.yaml").read_text(encoding="utf-8"))
         return {
             "_target_": SERIALIZED_POLICY_TARGET,
-            "model": model,
+            "model": None,
+            "model_config_file": str(self.directory / "model_config.yaml"),
+            "trusted_modules": list(trusted_modules),
             "state_dict_file": str(self.directory / "state_dict.pt"),
             "spaces_dict_file": str(self.directory / "spaces_config.yaml"),
             "device": device,

@@ -99,7 +99,7 @@ def resolve_target(path: str, search_modules: Sequence[str] = ()) -> Any:
     for position in range(index, len(parts)):
         name = parts[position]
         if position > index:  # inside a trusted scope: only through allowed classes, never another module
-            check_trusted_step(".".join(parts[:position]), target)
+            check_trusted_step(path, ".".join(parts[:position]), target)
         if not hasattr(target, name):
             where = ".".join(parts[:position])
             hint = _suggest(name, _public_names(target))

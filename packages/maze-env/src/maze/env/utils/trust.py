@@ -120,11 +120,16 @@ def check_trusted_path(path: str) -> None:
     )
 
 
-def check_trusted_step(path: str, container: Any) -> None:
+def check_trusted_step(path: str, through: str, container: Any) -> None:
     """Refuses to follow a dotted path through ``container`` unless it is an allowed class.
 
-    ``path`` names ``container`` itself. A path is followed from the module it starts in only
-    through nested classes, never through another module or a function (``maze.x.os.system``).
+    A path is followed from the module it starts in only through nested classes, never
+    through another module or a function (``maze.x.os.system``).
+
+    Args:
+        path: The whole dotted path (for the message).
+        through: The part of ``path`` that names ``container``.
+        container: The object the next part of ``path`` would be looked up in.
 
     Raises:
         UntrustedTargetError: Naming the path and what it passes through.
@@ -133,8 +138,9 @@ def check_trusted_step(path: str, container: Any) -> None:
     if scope is None or scope.allow_list.may_follow(container):
         return
     raise UntrustedTargetError(
-        f"{scope.source} names a path through {path!r}, which is a {type(container).__name__}, not an allowed "
-        "class; nothing was built or run. A run directory's configs must name a class by the module that defines it"
+        f"{scope.source} names {path!r}, a path through {through!r}, which is a {type(container).__name__}, not an "
+        "allowed class; nothing was built or run. A run directory's configs must name a class by the module that "
+        "defines it"
     )
 
 

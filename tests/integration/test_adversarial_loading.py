@@ -1,0 +1,161 @@
+"""Crafted data and run directories run nothing, wherever maze loads them.
+
+Trajectory files (a chained payload hidden in an otherwise valid episode): BC and SACfD
+through ``maze-run`` (also with dataset worker processes), ``InMemoryDataset`` with worker
+processes, and the viewers' loader. Run directories (a class reached through a maze module's
+``import logging``: ``logging.FileHandler`` creates or truncates any file it is given) in
+``model_config.yaml`` and in the ``env`` entry of ``.hydra/config.yaml``: rollouts with
+``policy=torch_policy``, ``AgentDeployment.from_run_dir`` and ``RunContext``. Each refusal is
+one clear error naming the file and the refused name.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from cli_support import TrainingRun, assert_success, maze_run
+from maze.env.errors import ConfigurationError
+from maze.env.testing.crafted_pickles import Opcodes, dumps
+from maze.env.trajectory_recording import StateTrajectoryRecord, TrajectoryLoadError, load_trajectory
+
+CHAIN_NAME = "maze.env.utils.factory.inspect.attrgetter"
+"""The first name the chained payload needs: ``attrgetter`` through ``maze.env.utils.factory``'s ``inspect``."""
+
+FILE_HANDLER = "maze.env.utils.seeding.logging.FileHandler"
+"""A class that creates (or truncates) any file, reached through ``maze.env.utils.seeding``'s ``import logging``."""
+
+
+def one_error(result: subprocess.CompletedProcess, *fragments: str) -> str:
+    """The job failed with exactly one ``Error:`` line containing every fragment, and no traceback."""
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "Traceback" not in result.stderr, result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    for fragment in fragments:
+        assert fragment in line, line
+    return line
+
+
+@pytest.fixture(scope="module")
+def poisoned_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """Three recorded CartPole episodes, one of them carrying the payload in a step's info.
+
+    Returns:
+        The trajectory directory, the poisoned file and the marker the payload would create.
+    """
+    root = tmp_path_factory.mktemp("poisoned")
+    result = maze_run("env.name=CartPole-v1", "runner=sequential", "runner.n_episodes=3", run_dir=root / "rollout")
+    assert_success(result)
+    data = root / "rollout" / "trajectory_data"
+    poisoned = sorted(data.glob("*.pkl"))[1]
+    record = load_trajectory(poisoned, StateTrajectoryRecord)
+    marker = root / "payload_ran"
+    record.step_records[len(record) // 2].info = {"debug": [Opcodes.payload("maze_dotted_chain", marker)]}
+    poisoned.write_bytes(dumps(record, protocol=4))
+    return data, poisoned, marker
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ("algorithm=bc", "runner=dev", "runner.dataset.input_data={data}"),
+        ("algorithm=bc", "runner=dev", "runner.dataset.input_data={data}", "runner.dataset.n_workers=2"),
+        (
+            "algorithm=sacfd",
+            "critic=template_state_action",
+            "runner=dev",
+            "runner.initial_demonstration_trajectories.input_data={data}",
+        ),
+    ],
+    ids=["bc", "bc-dataset-workers", "sacfd"],
+)
+def test_training_on_a_poisoned_dataset_refuses_it(
+    poisoned_data: tuple[Path, Path, Path], overrides: tuple[str, ...], tmp_path: Path
+) -> None:
+    data, poisoned, marker = poisoned_data
+    args = [override.format(data=data) for override in overrides]
+    result = maze_run("-cn", "conf_train", "env.name=CartPole-v1", "model=vector_obs", *args, run_dir=tmp_path / "run")
+    one_error(result, poisoned.name, f"refusing to load {CHAIN_NAME}")
+    assert not marker.exists()
+
+
+def test_datasets_with_worker_processes_and_the_viewers_refuse_it(poisoned_data: tuple[Path, Path, Path]) -> None:
+    from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
+    from maze.rollout.datasets import InMemoryDataset
+    from maze.viz.trajectories import load_state_trajectory
+
+    data, poisoned, marker = poisoned_data
+    with pytest.raises(TrajectoryLoadError, match=rf"{poisoned.name}: refusing to load {CHAIN_NAME}"):
+        InMemoryDataset(data, conversion_env_factory=lambda: GymMazeEnv("CartPole-v1"), n_workers=2)
+    with pytest.raises(TrajectoryLoadError, match=rf"{poisoned.name}: refusing to load {CHAIN_NAME}"):
+        load_state_trajectory(poisoned)
+    assert not marker.exists()
+
+
+@pytest.fixture()
+def crafted_run_dir(tiny_ppo_run: TrainingRun, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of a real training run whose model config and env config build a ``FileHandler``.
+
+    Returns:
+        The run directory and the file the crafted configs would create.
+    """
+    copy = tmp_path / "downloaded_run"
+    shutil.copytree(tiny_ppo_run.run_dir, copy)
+    marker = tmp_path / "created_by_the_run_dir"
+    crafted = {"_target_": FILE_HANDLER, "filename": str(marker), "mode": "w"}
+    model_config = yaml.safe_load((copy / "model_config.yaml").read_text())
+    model_config["policy"] = crafted
+    (copy / "model_config.yaml").write_text(yaml.safe_dump(model_config))
+    hydra_config = yaml.safe_load((copy / ".hydra" / "config.yaml").read_text())
+    hydra_config["env"] = crafted
+    (copy / ".hydra" / "config.yaml").write_text(yaml.safe_dump(hydra_config))
+    return copy, marker
+
+
+def test_a_rollout_of_a_crafted_run_dir_refuses_it(crafted_run_dir: tuple[Path, Path], tmp_path: Path) -> None:
+    run_dir, marker = crafted_run_dir
+    result = maze_run(
+        "env.name=CartPole-v1",
+        "model=vector_obs",
+        "policy=torch_policy",
+        f"input_dir={run_dir}",
+        "runner.n_episodes=1",
+        run_dir=tmp_path / "rollout",
+    )
+    one_error(result, "model_config.yaml", f"names '{FILE_HANDLER}'", "seeding.logging', which is a module")
+    assert not marker.exists()
+
+
+def test_deployment_and_run_context_refuse_a_crafted_run_dir(
+    crafted_run_dir: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from maze.deploy import AgentDeployment
+    from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
+    from maze.rl.api import RunContext
+
+    run_dir, marker = crafted_run_dir
+    with pytest.raises(ConfigurationError, match=rf"{run_dir.name}/.hydra/config.yaml' names '{FILE_HANDLER}'"):
+        AgentDeployment.from_run_dir(run_dir)  # the env of .hydra/config.yaml
+    with pytest.raises(
+        ConfigurationError,
+        match=rf"model_config.yaml' names '{FILE_HANDLER}', a path through .*seeding.logging', which is a module",
+    ):
+        AgentDeployment.from_run_dir(run_dir, env=lambda: GymMazeEnv("CartPole-v1"))
+    context = RunContext(
+        env="gym_env",
+        model="vector_obs",
+        policy="torch_policy",
+        overrides={"env.name": "CartPole-v1", "input_dir": str(run_dir)},
+        configuration="rollout",
+        silent=True,
+        run_dir=tmp_path / "context",
+    )
+    with pytest.raises(
+        ConfigurationError,
+        match=rf"model_config.yaml' names '{FILE_HANDLER}', a path through .*seeding.logging', which is a module",
+    ):
+        context.rollout(n_episodes=1)
+    assert not marker.exists()
