@@ -98,7 +98,7 @@ def test_a_nan_observation_names_env_key_and_value(tmp_path: Path) -> None:
 
 INVALID_ALGORITHM_VALUES = {
     "algorithm.lr=abc": "algorithm.lr='abc' is not a valid number",
-    "algorithm.lr=-1": "algorithm.lr=-1 is out of range; it must be > 0",
+    "algorithm.lr=-1": "algorithm.lr=-1 is out of range; it must be >= 0",
     "algorithm.batch_size=0": "algorithm.batch_size=0 is out of range; it must be >= 1",
     "algorithm.gamma=1.5": "algorithm.gamma=1.5 is out of range; it must be > 0 and <= 1",
     "algorithm.n_rollout_steps=2.5": "algorithm.n_rollout_steps=2.5 is not a valid integer",

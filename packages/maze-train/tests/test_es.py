@@ -188,7 +188,10 @@ def test_a_nan_observation_stops_the_training_naming_key_value_and_step(tmp_path
     cfg = es_job_config()
     cfg["env"] = {"_target_": "es_test_support.nan_observation_cartpole"}
     runner = set_up_es(tmp_path, cfg)
-    with pytest.raises(MazeError, match=r"the ES training env returned the observation 'observation'\[2\] = nan "):
+    with pytest.raises(
+        MazeError,
+        match=r"epoch 0: a training env \(nan_observation_cartpole\) returned the observation 'observation'\[2\] = nan ",
+    ):
         runner.run()
     assert not (tmp_path / "training_summary.json").exists()
 

@@ -4,15 +4,22 @@ The first NaN or infinite value stops training with one :class:`NonFiniteValueEr
 names what was not finite, where it came from and the epoch (policy ``stop``, the default),
 or the update it would have poisoned is skipped and counted in the ``train`` statistics as
 ``TrainingGuardEvents.skipped_updates`` (policy ``skip``, ``runner.non_finite=skip``).
-Observations are checked where they enter the policy (the rollout collector) and always
-stop training: a policy cannot act on them. Model selection and checkpoint files refuse
-non-finite parameters on their own (see :mod:`maze.perception.serialization`).
+Observations are checked where they enter the policy (the rollout collector, ES's workers).
+Under ``stop`` a trainer's own collector stops at once; under ``skip`` the policy acts on a
+copy with the non-finite entries set to 0 (so the envs go on), the rollout carries a
+:class:`NonFiniteObservation` and the update on it is skipped and counted like one with a
+non-finite reward (:meth:`NonFiniteGuard.rollout_ok`). Collectors of actors (IMPALA, SAC
+workers, ES workers) do not know the epoch: they always hand the observation on with the
+rollout, and the learner's guard stops or skips with its own epoch and env name. Model
+selection and checkpoint files refuse non-finite parameters on their own (see
+:mod:`maze.perception.serialization`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 import numpy as np
@@ -28,8 +35,8 @@ __all__ = [
     "NON_FINITE_POLICIES",
     "CollectorGuardedTrainer",
     "NonFiniteGuard",
+    "NonFiniteObservation",
     "TrainingGuardEvents",
-    "non_finite_observation_error",
 ]
 
 NON_FINITE_POLICIES = ("stop", "skip")
@@ -46,18 +53,43 @@ class TrainingGuardEvents:
         """An update was skipped because a reward, loss or gradient was not finite."""
 
 
+@dataclass(frozen=True)
+class NonFiniteObservation:
+    """A non-finite observation found while collecting, handed on with the rollout to the learner's guard.
+
+    Attributes:
+        env: Index of the env in the (joined) rollout; None where there is none (an ES worker's env).
+        key: The observation key.
+        index: The index of the value within the observation entry (without the env axis).
+        value: The value (nan, inf or -inf).
+        when: When the env returned it, e.g. ``at env step 40, sub-step 0``.
+    """
+
+    env: Optional[int]
+    key: Optional[str]
+    index: tuple[int, ...]
+    value: float
+    when: str
+
+    def shifted(self, offset: int) -> NonFiniteObservation:
+        """The same observation with the env index moved by ``offset`` (rollouts joined along the env axis)."""
+        return self if self.env is None else replace(self, env=self.env + offset)
+
+
 class NonFiniteGuard:
-    """Checks rewards, losses and gradients of a trainer's updates (see the module docs).
+    """Checks observations, rewards, losses and gradients of a trainer's updates (see the module docs).
 
     Args:
         policy: ``stop`` (raise on the first non-finite value) or ``skip`` (skip the update, count it).
         source: What produced the data, for the messages (e.g. the env config).
+        deferred: Never raise on observations: hand them on with the rollout (for the collectors
+            of actors, which know neither the epoch nor the policy of the learner).
 
     Raises:
         ConfigurationError: For an unknown policy.
     """
 
-    def __init__(self, policy: str = "stop", source: str = "the env") -> None:
+    def __init__(self, policy: str = "stop", source: str = "the env", deferred: bool = False) -> None:
         if policy not in NON_FINITE_POLICIES:
             raise ConfigurationError(
                 f"runner.non_finite={policy!r} is not supported; use one of {', '.join(NON_FINITE_POLICIES)}"
@@ -69,6 +101,8 @@ class NonFiniteGuard:
         self.skipped = 0
         """Updates skipped so far."""
         self.events = TrainerEventLog(TrainingGuardEvents)
+        self.deferred = deferred
+        self._observation: Optional[NonFiniteObservation] = None
 
     def rewards_ok(self, rewards: np.ndarray) -> bool:
         """Checks a rollout's ``[calls, envs]`` rewards; False if the update must be skipped."""
@@ -81,22 +115,59 @@ class NonFiniteGuard:
             "fix the env's reward",
         )
 
-    def check_observation(self, observation: dict[str, np.ndarray], env_step: int, substep: int) -> None:
+    def check_observation(
+        self, observation: dict[str, np.ndarray], env_step: int, substep: int, envs: Optional[Sequence[int]] = None
+    ) -> dict[str, np.ndarray]:
         """Checks a batched observation ``key -> [N, ...]`` before the policy acts on it.
 
+        Args:
+            observation: The batch, one row per env.
+            env_step: Env steps of all envs before this one (for the messages).
+            substep: The sub-step (slot or vector-env call) within the env step.
+            envs: The env index of every row (None: row ``i`` is env ``i``).
+
+        Returns:
+            The observation the policy may act on: ``observation`` itself, or where a value is
+            not finite (and the guard does not stop) a copy with such values set to 0; the
+            first such observation is kept for :meth:`take_observation`.
+
         Raises:
-            NonFiniteValueError: Always on a non-finite value: a policy cannot act on it.
+            NonFiniteValueError: Under ``stop`` (unless ``deferred``), on a non-finite value.
         """
         culprit = find_non_finite(observation)
         if culprit is None:
-            return
-        raise non_finite_observation_error(
-            culprit,
-            f"training env {culprit.index[0]} ({self.source})",
+            return observation
+        found = NonFiniteObservation(
+            culprit.index[0] if envs is None else envs[culprit.index[0]],
+            culprit.key,
             culprit.index[1:],
+            culprit.value,
             f"at env step {env_step}, sub-step {substep}",
-            self.epoch,
         )
+        if self.policy == "stop" and not self.deferred:
+            self.observation_ok(found)
+        self._observation = self._observation or found
+        return {key: _zero_non_finite(value) for key, value in observation.items()}
+
+    def take_observation(self) -> Optional[NonFiniteObservation]:
+        """The first non-finite observation since the last call (None: there was none); collectors attach it to their rollout."""
+        found, self._observation = self._observation, None
+        return found
+
+    def observation_ok(self, found: Optional[NonFiniteObservation]) -> bool:
+        """Checks what a collector found; False if the update on its rollout must be skipped."""
+        if found is None:
+            return True
+        env = "a training env" if found.env is None else f"training env {found.env}"
+        where = NonFiniteValue(None, found.index, found.value).describe()
+        return self._fail(
+            f"{env} ({self.source}) returned the observation {found.key!r}{where} (after all wrappers) {found.when}",
+            "fix the env's observation (a policy cannot act on it)",
+        )
+
+    def rollout_ok(self, rollout: Any) -> bool:
+        """Checks a collected rollout (its non-finite observation, if any, and its rewards); False to skip its update."""
+        return self.observation_ok(rollout.non_finite_observation) and self.rewards_ok(rollout.rewards)
 
     def loss_ok(self, loss: torch.Tensor, name: str = "loss") -> bool:
         """Checks a scalar loss before ``backward``; False if the update must be skipped."""
@@ -146,24 +217,12 @@ class NonFiniteGuard:
         return False
 
 
-def non_finite_observation_error(
-    culprit: NonFiniteValue, env: str, index: tuple[int, ...], when: str, epoch: Optional[int] = None
-) -> NonFiniteValueError:
-    """The error for a non-finite observation a policy was about to act on (the guard's rule, for every trainer).
-
-    Args:
-        culprit: What :func:`~maze.env.utils.finite.find_non_finite` found.
-        env: Which env returned it (e.g. ``training env 3 (CartPole-v1)``).
-        index: Its index within the observation entry (without a batch axis).
-        when: When it was returned (e.g. ``at env step 40, sub-step 0``).
-        epoch: The epoch being trained (None: not known where the check runs, e.g. in an ES worker).
-    """
-    in_epoch = "" if epoch is None else f" in epoch {epoch}"
-    return NonFiniteValueError(
-        f"Non-finite value{in_epoch}: {env} returned the observation {culprit.key!r}{list(index)} = {culprit.value} "
-        f"(after all wrappers) {when}. Training stopped; the best model so far is kept. Fix the env's observation "
-        "(a policy cannot act on it)"
-    )
+def _zero_non_finite(value: Any) -> Any:
+    """``value`` with non-finite entries set to 0 (a copy; arrays without any are returned as they are)."""
+    array = np.asarray(value)
+    if array.dtype.kind != "f" or np.isfinite(array).all():
+        return value
+    return np.where(np.isfinite(array), array, 0).astype(array.dtype)
 
 
 def _named_parameters(model: Any) -> Iterator[tuple[str, torch.nn.Parameter]]:

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.env.vector.sequential import SequentialVectorEnv
+from maze.train.guards import NonFiniteGuard
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector, SubStepBatch
 from maze.train.trainers.actor_critic.batch import rollout_samples, spaces_record
 
@@ -55,8 +56,14 @@ class ActorOutput:
 def actor_collector(
     env_factory: Callable[[], Any], n_rollout_steps: int, seeds: list[Optional[int]]
 ) -> RolloutCollector:
-    """The collector of one actor: ``len(seeds)`` envs stepped side by side in the actor's process."""
-    return RolloutCollector(SequentialVectorEnv([env_factory] * len(seeds)), n_rollout_steps, seeds)
+    """The collector of one actor: ``len(seeds)`` envs stepped side by side in the actor's process.
+
+    Its guard hands non-finite observations on with the rollout: the learner's guard, which
+    knows the epoch, the env and ``runner.non_finite``, stops or skips the update.
+    """
+    collector = RolloutCollector(SequentialVectorEnv([env_factory] * len(seeds)), n_rollout_steps, seeds)
+    collector.guard = NonFiniteGuard(deferred=True)
+    return collector
 
 
 @torch.no_grad()
@@ -128,6 +135,14 @@ def concatenate_outputs(outputs: list[ActorOutput]) -> tuple[RolloutBatch, list[
             key: np.concatenate([r.next_observation[key] for r in rollouts]) for key in first.next_observation
         },
         next_actor_id=first.next_actor_id,
+        non_finite_observation=next(
+            (
+                r.non_finite_observation.shifted(int(offset))
+                for r, offset in zip(rollouts, offsets, strict=False)
+                if r.non_finite_observation is not None
+            ),
+            None,
+        ),
     )
     log_probs = [
         np.concatenate([output.behaviour_log_probs[k] for output in outputs], axis=1) for k in range(first.n_slots)

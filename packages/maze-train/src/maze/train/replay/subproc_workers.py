@@ -103,7 +103,7 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
     def collect_rollouts(self, policy: Optional[Any] = None) -> int:
         """Adds ``num_workers`` worker rollouts to the buffer (or in-process ones of ``policy``, see the class docs).
 
-        Rollouts with a non-finite reward are dropped under ``runner.non_finite=skip``.
+        Rollouts with a non-finite observation or reward are dropped under ``runner.non_finite=skip``.
 
         Raises:
             ActorFailedError: A worker raised (with its traceback) or its process died.

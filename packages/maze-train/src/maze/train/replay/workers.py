@@ -151,9 +151,9 @@ class BaseDistributedWorkersWithBuffer(ABC):
         return env_rollouts if self.whole_rollouts else SubStepTransitions()
 
     def _store(self, rollout: RolloutBatch, transitions: Callable[[RolloutBatch], Mapping[StepKeyType, Any]]) -> int:
-        """Adds the transitions of ``rollout`` (unless a reward is not finite); returns how many."""
+        """Adds the transitions of ``rollout`` (unless an observation or reward is not finite); returns how many."""
         self.sub_steps = rollout.n_slots
-        if not self.guard.rewards_ok(rollout.rewards):
+        if not self.guard.rollout_ok(rollout):
             return 0  # runner.non_finite=skip: the rollout is not stored
         added = 0
         for key, batch in transitions(rollout).items():

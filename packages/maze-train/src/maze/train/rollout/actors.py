@@ -30,7 +30,7 @@ import numpy as np
 from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
 from maze.env.vector.vector_env import StructuredVectorEnv
-from maze.train.guards import NonFiniteGuard
+from maze.train.guards import NonFiniteGuard, NonFiniteObservation
 
 __all__ = [
     "ActorRollout",
@@ -105,12 +105,15 @@ class ActorRollout:
         rewards: ``[C, N]`` reward of every call.
         terminated: ``[C, N]`` bool.
         truncated: ``[C, N]`` bool.
+        non_finite_observation: The first non-finite observation of the rollout (the policy
+            acted on it with such values set to 0; see :mod:`maze.train.guards`), or None.
     """
 
     samples: list[ActorSample]
     rewards: np.ndarray
     terminated: np.ndarray
     truncated: np.ndarray
+    non_finite_observation: Optional[NonFiniteObservation] = None
 
     @property
     def n_envs(self) -> int:
@@ -139,7 +142,11 @@ def group_by_network(policy: Any, actor_ids: list[ActorID]) -> dict[Any, list[in
 
 
 def act_each(
-    policy: Any, observations: list[dict[str, Any]], actor_ids: list[ActorID], **kwargs: Any
+    policy: Any,
+    observations: list[dict[str, Any]],
+    actor_ids: list[ActorID],
+    screen: Optional[Callable[[dict[str, np.ndarray], list[int]], dict[str, np.ndarray]]] = None,
+    **kwargs: Any,
 ) -> tuple[list[dict[str, Any]], dict[Any, tuple[list[int], dict[str, np.ndarray]]]]:
     """One action per env for envs waiting for different actors: one batched forward pass per network.
 
@@ -147,16 +154,20 @@ def act_each(
         policy: A structured policy (``compute_action(batch, actor_id=..., **kwargs)``).
         observations: One observation dict per env.
         actor_ids: The actor each env waits for.
+        screen: Called with every stacked observation batch and its env indices before the
+            policy acts; returns what the policy acts on (e.g. a guard's check).
         kwargs: Passed to ``compute_action`` (e.g. ``deterministic=True``).
 
     Returns:
         ``(actions, batches)``: one action dict per env, and per network group the env
-        indices and their stacked observations ``[n, ...]``.
+        indices and the stacked observations ``[n, ...]`` the policy acted on.
     """
     actions: list[dict[str, Any]] = [{}] * len(observations)
     batches = {}
     for key, indices in group_by_network(policy, actor_ids).items():
         batch = {name: np.stack([observations[index][name] for index in indices]) for name in observations[indices[0]]}
+        if screen is not None:
+            batch = screen(batch, indices)
         action = policy.compute_action(batch, actor_id=actor_ids[indices[0]], **kwargs)
         for row, index in enumerate(indices):
             actions[index] = {name: value[row] for name, value in action.items()}
@@ -203,10 +214,16 @@ class DynamicAgentsCollection:
         observations = self._observations
         for call in range(self.n_calls):
             actor_ids = env.actor_ids()
-            actions, batches = act_each(policy, observations, actor_ids)
+
+            step = env_steps + call * env.n_envs
+            actions, batches = act_each(
+                policy,
+                observations,
+                actor_ids,
+                lambda batch, indices, step=step, call=call: guard.check_observation(batch, step, call, envs=indices),
+            )
             decided: list[ActorSample] = [None] * env.n_envs  # type: ignore[list-item]
             for indices, batch in batches.values():
-                guard.check_observation(batch, env_steps + call * env.n_envs, call)
                 for row, index in enumerate(indices):
                     observation = {name: value[row] for name, value in batch.items()}
                     decided[index] = self._decide(index, actor_ids[index], observation, actions[index])
@@ -220,7 +237,7 @@ class DynamicAgentsCollection:
                 on_calls(env.n_envs)
         self._observations = observations
         self._carried = [sample for sample in samples if sample.end == TransitionEnd.OPEN]
-        return ActorRollout(samples, rewards, terminated, truncated)
+        return ActorRollout(samples, rewards, terminated, truncated, guard.take_observation())
 
     def _decide(self, index: int, actor_id: ActorID, observation: dict, action: dict) -> ActorSample:
         """Records a decision; it closes the actor's previous transition."""

@@ -27,7 +27,7 @@ import numpy as np
 from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
 from maze.env.vector.vector_env import StructuredVectorEnv
-from maze.train.guards import NonFiniteGuard
+from maze.train.guards import NonFiniteGuard, NonFiniteObservation
 from maze.train.rollout.actors import ActorRollout, DynamicAgentsCollection, has_dynamic_agents
 
 __all__ = ["RolloutBatch", "RolloutCollector", "SubStepBatch"]
@@ -62,6 +62,8 @@ class RolloutBatch:
             episode: the observation it was cut off at, for bootstrapping.
         next_observation: Observation key -> ``[N, *shape]``, what the envs show after the rollout.
         next_actor_id: The actor that acts on ``next_observation`` (slot 0's actor).
+        non_finite_observation: The first non-finite observation of the rollout (the policy
+            acted on it with such values set to 0; see :mod:`maze.train.guards`), or None.
     """
 
     substeps: list[SubStepBatch]
@@ -71,6 +73,7 @@ class RolloutBatch:
     final_observations: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
     next_observation: dict[str, np.ndarray] = field(default_factory=dict)
     next_actor_id: Optional[ActorID] = None
+    non_finite_observation: Optional[NonFiniteObservation] = None
 
     @property
     def n_slots(self) -> int:
@@ -149,9 +152,9 @@ class RolloutCollector:
         observation = self._observation
         for t in range(self.n_steps):
             for k in range(self.n_slots):
-                self.guard.check_observation(observation, self.env_steps + t * self.env.n_envs, k)
-                slot = self._slot(k, t, observation)
-                for key, value in observation.items():
+                actable = self.guard.check_observation(observation, self.env_steps + t * self.env.n_envs, k)
+                slot = self._slot(k, t, actable)
+                for key, value in actable.items():
                     slot.observations[key][t] = value
                 action = policy.compute_action(
                     {key: value[t] for key, value in slot.observations.items()}, actor_id=slot.actor_id
@@ -169,7 +172,10 @@ class RolloutCollector:
                     )
             if self.on_env_steps is not None:
                 self.on_env_steps(self.env.n_envs)
-        self._observation = self._copy(observation)
+        self._observation = self._copy(observation)  # checked again when the policy acts on it
+        next_observation = self.guard.check_observation(
+            self._observation, self.env_steps + self.n_steps * self.env.n_envs, 0
+        )
         self.env_steps += self.n_steps * self.env.n_envs
         batch = RolloutBatch(
             substeps=self._take_substeps(),
@@ -177,8 +183,9 @@ class RolloutCollector:
             terminated=terminated,
             truncated=truncated,
             final_observations=final_observations,
-            next_observation=self._observation,
+            next_observation=next_observation,
             next_actor_id=self.env.actor_ids()[0],
+            non_finite_observation=self.guard.take_observation(),
         )
         return batch
 

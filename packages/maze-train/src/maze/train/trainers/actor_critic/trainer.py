@@ -108,7 +108,7 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
         self._bar.set_postfix_str("rollout", refresh=False)
         rollout = self.collector.collect(self.model.policy)
         collected = time.perf_counter()
-        if not self.guard.rewards_ok(rollout.rewards):
+        if not self.guard.rollout_ok(rollout):
             return
         self._bar.set_postfix_str("update")
         batch = prepare_actor_critic_batch(rollout, self.model, self.config.gamma, self.config.gae_lambda)

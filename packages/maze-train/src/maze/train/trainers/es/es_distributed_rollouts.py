@@ -10,9 +10,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
+from maze.train.guards import NonFiniteObservation
 
 __all__ = ["ESAbortException", "ESDistributedRollouts", "ESRolloutResult"]
 
@@ -36,6 +38,8 @@ class ESRolloutResult:
         lengths: ``[2]`` env steps of the two episodes.
         episode_stats: Statistics of the two finished episodes (for the ``train`` table).
         aborted: The pair was aborted (ESAbortException); returns and lengths are meaningless.
+        non_finite_observation: An episode returned this non-finite observation and was ended
+            there (the trainer's guard stops or skips the update); returns and lengths are meaningless.
     """
 
     noise_index: int
@@ -43,6 +47,7 @@ class ESRolloutResult:
     lengths: np.ndarray
     episode_stats: EpisodeStatsBatch = field(default_factory=EpisodeStatsBatch)
     aborted: bool = False
+    non_finite_observation: Optional[NonFiniteObservation] = None
 
 
 class ESDistributedRollouts(ABC):

@@ -13,7 +13,7 @@ from maze.env.wrappers.wrapper import Wrapper
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
-from maze.train.guards import non_finite_observation_error
+from maze.train.guards import NonFiniteObservation
 from maze.train.trainers.es.es_distributed_rollouts import ESAbortException, ESRolloutResult
 from maze.train.trainers.es.es_shared_noise_table import SharedNoiseTable
 from maze.train.trainers.es.es_utils import get_flat_parameters, set_flat_parameters
@@ -97,7 +97,8 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
 
         Returns:
             The pair's returns, lengths and episode statistics (``aborted`` if the env, a
-            wrapper or the policy raised :class:`ESAbortException`).
+            wrapper or the policy raised :class:`ESAbortException`; with ``non_finite_observation``
+            if an episode returned one: the policy never acts on it).
         """
         theta = np.asarray(flat_parameters, dtype=np.float32)
         index = self.shared_noise.sample_index(self._rng, self._n_parameters)
@@ -110,6 +111,12 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
             self.env.finish_episode_stats()
             self.env.take_episode_stats()
             return ESRolloutResult(index, np.zeros(2), np.zeros(2, dtype=np.int64), aborted=True)
+        except _NonFiniteObservationFound as found:
+            self.env.finish_episode_stats()
+            self.env.take_episode_stats()
+            return ESRolloutResult(
+                index, np.zeros(2), np.zeros(2, dtype=np.int64), non_finite_observation=found.observation
+            )
         returns, lengths = zip(*outcomes, strict=True)
         return ESRolloutResult(index, np.array(returns), np.array(lengths), self.env.take_episode_stats())
 
@@ -121,8 +128,10 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
         while True:
             culprit = find_non_finite(observation)  # the training guard's rule: the policy cannot act on it
             if culprit is not None:
-                raise non_finite_observation_error(
-                    culprit, "the ES training env", culprit.index, f"at step {steps} of an episode"
+                raise _NonFiniteObservationFound(
+                    NonFiniteObservation(
+                        None, culprit.key, culprit.index, culprit.value, f"at step {steps} of an episode"
+                    )
                 )
             action = self.policy.compute_action(observation, actor_id=self.env.actor_id(), deterministic=True)
             observation, reward, terminated, truncated, _ = self.env.step(action)
@@ -133,6 +142,14 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
             if max_steps and steps >= max_steps:
                 self.env.finish_episode_stats()
                 return total, steps
+
+
+class _NonFiniteObservationFound(Exception):
+    """Ends an episode whose env returned a non-finite observation (reported with the pair's result)."""
+
+    def __init__(self, observation: NonFiniteObservation) -> None:
+        super().__init__(observation)
+        self.observation = observation
 
 
 class ESWorkerFactory:

@@ -161,7 +161,8 @@ class ESTrainer(EpochLoopTrainer):
         """One optimizer step along the ES gradient estimate of ``pairs`` (plus the L2 penalty)."""
         dim = self.theta.numel()
         returns = np.stack([pair.returns for pair in pairs]).astype(np.float64)
-        if not self.guard.rewards_ok(returns):
+        found = next((pair.non_finite_observation for pair in pairs if pair.non_finite_observation), None)
+        if not self.guard.observation_ok(found) or not self.guard.rewards_ok(returns):
             return
         noise = np.stack([self.shared_noise.get(pair.noise_index, dim) for pair in pairs])
         ascent = torch.from_numpy(es_gradient(returns, noise).astype(np.float32))

@@ -116,7 +116,7 @@ class IMPALA(ActorCritic):
                 self._env_stats.add_episode_stats(episodes)
             self.events.record(ImpalaEvents.time_actor_rollout, value=output.rollout_seconds)
             self.events.record(ImpalaEvents.policy_lag, value=self.actors.policy_version - output.policy_version)
-        if self.guard.rewards_ok(rollout.rewards):
+        if self.guard.rollout_ok(rollout):
             self._update((rollout, behaviour_log_probs), burn_in)
             self.actors.broadcast_updated_policy(self.model.policy)
         end = time.perf_counter()
