@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
 from maze.env.vector.subproc import SubprocVectorEnv
+from maze.train.bounds import Bounds
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.env_factory import MAX_AUTO_EVAL_ENVS, build_vector_env
 from maze.train.runners.training_runner import TrainingRunner
@@ -30,15 +31,15 @@ class ESMasterRunner(TrainingRunner):
 
     Args:
         n_eval_rollouts: Evaluation episodes per iteration (0: select on the training return).
-        shared_noise_table_size: Number of float32 values of the noise table.
+        shared_noise_table_size: Number of float32 values of the noise table (at most what ``/dev/shm`` has free).
         trainer_class: The trainer (ESTrainer).
         **kwargs: Keys of :class:`TrainingRunner` (``state_dict_dump_file``, ``normalization_samples``, ...).
     """
 
     def __init__(
         self,
-        n_eval_rollouts: int = 10,
-        shared_noise_table_size: int = 100_000_000,
+        n_eval_rollouts: Annotated[int, Bounds(ge=0)] = 10,
+        shared_noise_table_size: Annotated[int, Bounds(ge=1)] = 100_000_000,
         trainer_class: Any = ES_TRAINER,
         **kwargs: Any,
     ) -> None:
@@ -137,7 +138,11 @@ class ESLocalRunner(ESMasterRunner):
     """
 
     def __init__(
-        self, n_train_workers: int = 4, n_eval_workers: int = 1, start_method: str = "forkserver", **kwargs: Any
+        self,
+        n_train_workers: Annotated[int, Bounds(ge=1)] = 4,
+        n_eval_workers: Annotated[int, Bounds(ge=0)] = 1,
+        start_method: str = "forkserver",
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.n_train_workers = n_train_workers
