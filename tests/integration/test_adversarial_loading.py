@@ -6,13 +6,17 @@ processes, and the viewers' loader. Run directories (a class reached through a m
 ``import logging``: ``logging.FileHandler`` creates or truncates any file it is given) in
 ``model_config.yaml`` and in the ``env`` entry of ``.hydra/config.yaml``: rollouts with
 ``policy=torch_policy``, ``AgentDeployment.from_run_dir`` and ``RunContext``. Each refusal is
-one clear error naming the file and the refused name.
+one clear error naming the file and the refused name. Finally, everything any maze module
+imports is tried through that module with both loaders.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import shutil
 import subprocess
+import types
 from pathlib import Path
 
 import pytest
@@ -21,6 +25,10 @@ from cli_support import TrainingRun, assert_success, maze_run
 from maze.env.errors import ConfigurationError
 from maze.env.testing.crafted_pickles import Opcodes, dumps
 from maze.env.trajectory_recording import StateTrajectoryRecord, TrajectoryLoadError, load_trajectory
+from maze.env.trajectory_recording.safe_unpickler import UnsafeTrajectoryError, safe_loads
+from maze.env.utils.allow_list import is_gadget
+from maze.env.utils.factory import resolve_target
+from maze.env.utils.trust import UntrustedTargetError, trusted_targets_only
 
 CHAIN_NAME = "maze.env.utils.factory.inspect.attrgetter"
 """The first name the chained payload needs: ``attrgetter`` through ``maze.env.utils.factory``'s ``inspect``."""
@@ -159,3 +167,48 @@ def test_deployment_and_run_context_refuse_a_crafted_run_dir(
     ):
         context.rollout(n_episodes=1)
     assert not marker.exists()
+
+
+def _maze_modules() -> list[types.ModuleType]:
+    """Every importable module of every installed maze package."""
+    import maze
+
+    modules = []
+    for info in pkgutil.walk_packages(maze.__path__, "maze."):
+        try:
+            modules.append(importlib.import_module(info.name))
+        except ImportError:  # an optional extra that is not installed
+            continue
+    return modules
+
+
+def _names_reached_through_imports(module: types.ModuleType) -> list[str]:
+    """Names of objects a crafted file could reach through ``module``'s imports.
+
+    For each non-maze module ``module`` imports (``import os`` -> ``os``), a few of its public callables
+    (``os.system``); and every callable ``module`` imports by name from outside maze that is a
+    function or a gadget class (``from operator import itemgetter`` -> ``itemgetter``).
+    """
+    names = []
+    for attribute, value in vars(module).items():
+        if isinstance(value, types.ModuleType) and not value.__name__.startswith("maze"):
+            callables = [name for name, member in vars(value).items() if callable(member) and not name.startswith("_")]
+            names += [f"{attribute}.{name}" for name in callables[:3]]
+        elif (isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or is_gadget(value)) and not (
+            getattr(value, "__module__", "") or ""
+        ).startswith("maze"):
+            names.append(attribute)
+    return names
+
+
+def test_nothing_a_maze_module_imports_can_be_named_through_it() -> None:
+    """Every maze module's imports, tried by both loaders: the pickle allow-list and run-directory configs."""
+    tried = 0
+    for module in _maze_modules():
+        for name in _names_reached_through_imports(module):
+            tried += 1
+            with pytest.raises(UnsafeTrajectoryError):
+                safe_loads(Opcodes.ref(module.__name__, name).pickle())
+            with trusted_targets_only("'crafted.yaml'"), pytest.raises(UntrustedTargetError):
+                resolve_target(f"{module.__name__}.{name}")
+    assert tried > 500  # all maze packages are installed here: their imports are many
