@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import enum
+import numbers
 import os
+import sys
 import threading
 from collections.abc import Iterable
 from typing import Any, Optional, Union
 
+import numpy as np
 from maze.deploy.action_candidates import ActionCandidates, MazeActionCandidates
 from maze.deploy.errors import (
     ConcurrentUseError,
     DeploymentOrderError,
+    InvalidRewardError,
     ObservationOutsideSpaceError,
     WrapperStackError,
 )
@@ -21,6 +25,7 @@ from maze.deploy.run_dir import TrainingRunDir
 from maze.deploy.stack import ActionPath, NormalizationStatistics, build_deployment_stack
 from maze.env.core.actor import ActorID
 from maze.env.core.events import EventRecord
+from maze.env.errors import ConfigurationError
 from maze.env.log_stats.global_state import increment_log_step
 from maze.env.utils.factory import CollectionOfConfigType, ConfigType, to_plain_config
 from maze.env.utils.trust import modules_named_in, trusted_targets_only
@@ -88,10 +93,15 @@ class AgentDeployment:
             (a mapping, an ``.npz`` file, or a directory holding the wrapper's dump file).
         logging_prefix: Prefix of the statistics when the stack has no LogStatsWrapper and
             the deployment adds one (outermost).
+        cpu_threads: Intra-op threads of torch when the process has loaded it (a torch
+            policy). torch's default, one per core, makes the small models of most agents
+            slower, most of all on a busy host (about 5x per ``act`` measured), so the
+            default is 1; raise it for large models on an idle host. The setting is
+            process-wide; None keeps the process's setting. Without torch nothing changes.
 
     Raises:
-        ConfigurationError: For bad configs, an env already used by another deployment, or
-            missing normalization statistics.
+        ConfigurationError: For bad configs, an env already used by another deployment,
+            missing normalization statistics, or ``cpu_threads`` that is no positive integer.
     """
 
     def __init__(
@@ -103,11 +113,14 @@ class AgentDeployment:
         deterministic: bool = False,
         normalization_statistics: Optional[NormalizationStatistics] = None,
         logging_prefix: Optional[str] = "deployment",
+        cpu_threads: Optional[int] = 1,
     ) -> None:
+        _check_cpu_threads(cpu_threads)
         stack = build_deployment_stack(env, wrappers, normalization_statistics, logging_prefix)
         self.env = stack.env
         self.external_env = stack.external_env
         self.policy = build_policy(policy, stack.env)
+        _limit_torch_threads(cpu_threads)  # after the policy: a torch policy has loaded torch by now
         self.executor = PolicyExecutor(self.policy, num_candidates, deterministic)
         self._stats = stack.stats
         self._stack_text = stack.text
@@ -203,6 +216,7 @@ class AgentDeployment:
         Raises:
             DeploymentOrderError: After ``close`` without ``reset``, after a failed call, or for a final state.
             ConcurrentUseError: Another thread is inside this deployment.
+            InvalidRewardError: ``reward`` is no finite number (the deployment is unchanged: call again).
             ObservationOutsideSpaceError: The stack's observation of ``maze_state`` lies outside its space.
             PolicyExecutionError: The policy raised.
             WrapperStackError: The stack failed on ``maze_state`` or changed actions inside ``step()``.
@@ -219,6 +233,8 @@ class AgentDeployment:
                     "the episode with close(maze_state, reward, done, info) instead"
                 )
             pending = self._executed(executed_candidate)
+            if pending is not None:  # the reward of an episode's first act is ignored
+                _check_reward(reward, "act")
             self.external_env.supply(maze_state, reward, False, False, {} if info is None else info, actor_id, events)
             try:
                 observation = self._start_episode() if pending is None else self._step(pending, restart=True)
@@ -268,6 +284,7 @@ class AgentDeployment:
         Raises:
             DeploymentOrderError: Before the episode's first act, twice, or after a failed call.
             ConcurrentUseError: Another thread is inside this deployment.
+            InvalidRewardError: ``reward`` is no finite number (the deployment is unchanged: call again).
             WrapperStackError: The stack failed on ``maze_state`` or changed actions inside ``step()``.
         """
         if not self._lock.acquire(blocking=False):
@@ -279,6 +296,7 @@ class AgentDeployment:
                 terminated, truncated = bool(done), False
             terminated, truncated = bool(terminated), bool(truncated) or not terminated
             pending = self._executed(executed_candidate)
+            _check_reward(reward, "close")
             self.external_env.supply(
                 maze_state, reward, terminated, truncated, {} if info is None else info, None, events
             )
@@ -403,3 +421,32 @@ class AgentDeployment:
             f"{method}() was called while another thread is inside this AgentDeployment. A deployment serves one "
             "episode stream, step by step: give each thread (session) its own AgentDeployment"
         )
+
+
+def _check_reward(reward: Any, method: str) -> None:
+    """Raises :class:`InvalidRewardError` unless ``reward`` is a finite real number (or an array of them)."""
+    numeric = isinstance(reward, numbers.Real) or (isinstance(reward, np.ndarray) and reward.dtype.kind in "biuf")
+    if numeric and np.all(np.isfinite(reward)):
+        return
+    problem = "is not finite" if numeric else "is not a number"
+    raise InvalidRewardError(
+        f"{method}() got the reward {reward!r} ({type(reward).__name__}), which {problem}. Rewards enter the episode "
+        "statistics and must be finite numbers (int, float, numpy numbers): pass the external env's numeric reward "
+        "of the step (e.g. float(...) of a parsed value) and fix NaN or inf at its source"
+    )
+
+
+def _check_cpu_threads(threads: Optional[int]) -> None:
+    """Raises :class:`ConfigurationError` unless ``threads`` is None or a positive integer."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ConfigurationError(
+            f"AgentDeployment got cpu_threads={threads!r}; use a positive integer (1 suits small policies) or None "
+            "to keep the process's torch thread setting"
+        )
+
+
+def _limit_torch_threads(threads: Optional[int]) -> None:
+    """Sets torch's intra-op threads to ``threads`` if this process has loaded torch (None: no change)."""
+    torch = sys.modules.get("torch")
+    if threads is not None and torch is not None:
+        torch.set_num_threads(threads)

@@ -8,6 +8,7 @@ __all__ = [
     "DeploymentError",
     "DeploymentOrderError",
     "ConcurrentUseError",
+    "InvalidRewardError",
     "ObservationOutsideSpaceError",
     "PolicyExecutionError",
     "WrapperStackError",
@@ -24,6 +25,10 @@ class DeploymentOrderError(DeploymentError, RuntimeError):
 
 class ConcurrentUseError(DeploymentError, RuntimeError):
     """A second thread called into a deployment while another thread was inside it."""
+
+
+class InvalidRewardError(DeploymentError, ValueError):
+    """``act``/``close`` got a reward that is not a finite number (a string, None, NaN, inf)."""
 
 
 class ObservationOutsideSpaceError(DeploymentError, ValueError):
