@@ -106,9 +106,9 @@ def test_bc_warm_starts_from_its_own_run_with_the_best_score(
         runner.setup(cfg)
     best = yaml.safe_load((bc_run / "training_state.yaml").read_text())["best_reward"]
     assert runner.model_selection.best_reward == pytest.approx(best)
-    stored = load_state_dict_file(bc_run / "state_dict.pt")
+    latest = load_state_dict_file(bc_run / "last_state_dict.pt")  # the resume continues from the latest weights
     for name, value in runner.trainer.policy.state_dict()["policy_0"].items():
-        assert torch.equal(value, stored["policy_0"][name])
+        assert torch.equal(value, latest["policy_0"][name])
     assert f"Resumed from input_dir {bc_run}: epoch 12, 0 env steps" in capsys.readouterr().out
     assert runner.trainer.epochs_done == 12  # n_epochs=13 counts the total: one more epoch
     runner.close()
