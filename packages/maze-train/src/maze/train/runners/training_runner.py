@@ -8,7 +8,7 @@ import sys
 from abc import abstractmethod
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Annotated, Any, Callable, Optional
 
 import torch
 import yaml
@@ -29,6 +29,7 @@ from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
 from maze.rollout.runner import Runner
+from maze.train.bounds import Bounds
 from maze.train.distributed.subproc_actors import start_fork_server
 from maze.train.evaluators.background import BackgroundEvaluation
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
@@ -39,7 +40,7 @@ from maze.train.runners.env_factory import EnvFactory
 from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import InputRun, write_training_summary
 from maze.train.tensorboard import LogStatsWriterTensorboard
-from maze.train.trainers.common.config import AlgorithmConfig
+from maze.train.trainers.common.config import AlgorithmConfig, validate_target_config
 from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
 from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.common.training_state import LAST_STATE_DICT_FILE, ResumableTrainer, TrainingResult
@@ -80,14 +81,14 @@ class TrainingRunner(Runner):
     def __init__(
         self,
         trainer_class: Any,
-        concurrency: int = 0,
-        eval_concurrency: int = 0,
+        concurrency: Annotated[int, Bounds(ge=0)] = 0,
+        eval_concurrency: Annotated[int, Bounds(ge=0)] = 0,
         state_dict_dump_file: str = STATE_DICT_FILE,
         spaces_config_dump_file: str = SPACES_CONFIG_FILE,
-        normalization_samples: int = 1000,
-        dump_interval: Optional[int] = None,
+        normalization_samples: Annotated[int, Bounds(ge=1)] = 1000,
+        dump_interval: Annotated[Optional[int], Bounds(ge=1)] = None,
         non_finite: str = "stop",
-        cpu_threads: Optional[int] = 1,
+        cpu_threads: Annotated[Optional[int], Bounds(ge=1)] = 1,
         progress: str = "auto",
         background_evaluation: bool = False,
     ) -> None:
@@ -114,16 +115,19 @@ class TrainingRunner(Runner):
         self.background_evaluation = background_evaluation
         self.run_dir = Path.cwd()
         self.writers: list[LogStatsWriter] = []
-
         self.model_selection: Optional[BestModelSelection] = None
         """Keeps the best model (set by :meth:`setup_trainer`, see :meth:`best_model_selection`)."""
+
     def setup(self, cfg: Any) -> None:
         """Builds the envs, model, trainer and writers of the job (see the class docs).
 
         Raises:
-            ConfigurationError: For invalid configs, an unusable ``input_dir`` or an unavailable device.
+            ConfigurationError: For invalid configs (the ``runner`` node's arguments included, see
+                :func:`~maze.train.trainers.common.config.validate_target_config`), an unusable
+                ``input_dir`` or an unavailable device.
         """
         self.cfg = to_plain_config(cfg)
+        validate_target_config(self.cfg.get("runner"), "runner")
         self.run_dir = Path.cwd()
         apply_cpu_threads(self.cpu_threads)
         self.start_worker_processes_early()
@@ -195,16 +199,16 @@ class TrainingRunner(Runner):
             self.trainer.guard = self.guard
         if isinstance(self.trainer, ResumableTrainer):
             self.trainer.state_dir = self.run_dir
+            self.trainer.state_model = None if self.model_selection is None else self.model_selection.model
             if self.input_run is not None:
                 restored = self.trainer.restore_training_state(self.input_run.directory)
                 set_log_step(self.trainer.epochs_done)  # a resumed run's statistics continue its log steps
                 print(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored)}")
-            self.trainer.state_model = None if self.model_selection is None else self.model_selection.model
+                self.trainer.save_training_state()  # resumable from here on, also if stopped in its first epoch
 
     def _attach_background_evaluation(self) -> None:
         """Hands the trainer's rollout evaluator to a :class:`BackgroundEvaluation` (see ``background_evaluation``).
 
-                self.trainer.save_training_state()  # resumable from here on, also if stopped in its first epoch
         Raises:
             ConfigurationError: If the trainer has no epoch loop with a rollout evaluator.
         """

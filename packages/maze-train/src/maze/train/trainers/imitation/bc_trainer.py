@@ -9,11 +9,10 @@ from typing import Any, Optional
 import numpy as np
 import torch
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
-from maze.env.utils.factory import resolve_target
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.train.guards import NonFiniteGuard
 from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
-from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
+from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig, build_optimizer
 from maze.train.trainers.imitation.bc_data import ImitationData, NetworkBatch
 from maze.train.trainers.imitation.bc_loss import BCLoss, add_up, record_loss_output
 from maze.train.trainers.imitation.events import ImitationEvents, ImitationStats
@@ -26,12 +25,6 @@ DIAGNOSTICS_EVERY = 4
 Computing them costs about a sixth of an update of a small policy; a sample of every
 fourth update estimates their means over an evaluation period just as well.
 """
-
-
-def build_optimizer(config: Any, parameters: list[torch.nn.Parameter]) -> Any:
-    """The optimizer a ``{_target_: ..., **arguments}`` config names, over ``parameters`` (passed first)."""
-    arguments = {key: value for key, value in config.items() if key != "_target_"}
-    return resolve_target(str(config["_target_"]))(parameters, **arguments)
 
 
 class BCTrainer(ResumableTrainer):
@@ -102,10 +95,6 @@ class BCTrainer(ResumableTrainer):
         """BC collects no env steps; a restored count is ignored."""
 
     def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
-        nothing = self.nothing_to_train(limit)
-        if nothing is not None:  # a resumed run: its state stays resumable in the new run directory
-            self.save_training_state()
-            return TrainingResult(self.epochs_done, 0, 0.0, self.best_reward, False, nothing)
         """Trains until ``n_epochs`` epochs are done in total, counting those of a resumed run (default: the config's).
 
         Returns:
@@ -113,6 +102,10 @@ class BCTrainer(ResumableTrainer):
             ``best_reward`` is the best score).
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
+        nothing = self.nothing_to_train(limit)
+        if nothing is not None:  # a resumed run: its state stays resumable in the new run directory
+            self.save_training_state()
+            return TrainingResult(self.epochs_done, 0, 0.0, self.best_reward, False, nothing)
         every = self.config.eval_every_k_iterations
         train_seconds = 0.0
         self.policy.train()
