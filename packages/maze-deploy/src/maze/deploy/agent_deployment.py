@@ -171,12 +171,14 @@ class AgentDeployment:
             *modules_named_in(to_plain_config(env)),
             *modules_named_in(to_plain_config(wrappers)),
         ]
+        source = f"the run directory {str(run.directory)!r}"
         if env is None:
             env, wrappers = run.env_and_wrappers()
+            source = repr(str(run.directory / ".hydra" / "config.yaml"))
         if run.statistics_file is not None:
             kwargs.setdefault("normalization_statistics", run.statistics_file)
-        with trusted_targets_only(f"the run directory {str(run.directory)!r}", trusted):
-            deployment = cls(policy=run.policy_config(device), env=env, wrappers=wrappers, **kwargs)
+        with trusted_targets_only(source, trusted):
+            deployment = cls(policy=run.policy_config(device, trusted), env=env, wrappers=wrappers, **kwargs)
         run.check_spaces(deployment.policy, deployment.env)
         return deployment
 
