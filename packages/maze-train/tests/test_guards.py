@@ -40,6 +40,10 @@ class _Config(AlgorithmConfig):
         ({"batch_size": 0}, "algorithm.batch_size=0 is out of range; it must be >= 1"),
         ({"batch_size": 2.5}, "algorithm.batch_size=2.5 is not a valid integer"),
         ({"batch_size": True}, "algorithm.batch_size=True is not a valid integer"),
+        (
+            {"batch_size": 1e3},
+            "algorithm.batch_size=1000.0 is not a valid integer; write it as an integer: algorithm.batch_size=1000",
+        ),
         ({"gamma": 1.01}, "algorithm.gamma=1.01 is out of range; it must be > 0 and <= 1"),
         ({"target": "high"}, "algorithm.target='high' is not a valid number or null"),
         ({"name": 3}, "algorithm.name=3 is not a valid string"),

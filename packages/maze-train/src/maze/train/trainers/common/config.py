@@ -154,7 +154,9 @@ def _split_annotated(hint: Any) -> tuple[Any, Optional[Bounds]]:
 def _check_value(key: str, value: Any, expected: Any, bounds: Optional[Bounds]) -> None:
     """Raises a ConfigurationError naming ``key`` if ``value`` does not have the type or lies outside ``bounds``."""
     if not _has_type(value, expected):
-        raise ConfigurationError(f"{key}={value!r} is not a valid {_type_name(expected)}")
+        integral = isinstance(value, float) and value.is_integer() and _has_type(int(value), expected)
+        fix = f"; write it as an integer: {key}={int(value)}" if integral else ""
+        raise ConfigurationError(f"{key}={value!r} is not a valid {_type_name(expected)}{fix}")
     if bounds is not None and isinstance(value, (int, float)) and not bounds.contains(float(value)):
         raise ConfigurationError(f"{key}={value!r} is out of range; it must be {bounds.describe()}")
 
