@@ -138,3 +138,21 @@ class _NanObservation(gym.Wrapper):
 def nan_observation_cartpole() -> GymMazeEnv:
     """A CartPole-v1 MazeEnv that returns a NaN observation at the fourth step of every episode."""
     return GymMazeEnv(_NanObservation(gym.make("CartPole-v1")))
+
+
+class _NanReward(gym.Wrapper):
+    """CartPole whose reward turns NaN at the third step of every episode."""
+
+    def reset(self, **kwargs: Any) -> tuple:
+        self.steps = 0
+        return self.env.reset(**kwargs)
+
+    def step(self, action: Any) -> tuple:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        self.steps += 1
+        return observation, float("nan") if self.steps == 3 else reward, terminated, truncated, info
+
+
+def nan_reward_cartpole() -> GymMazeEnv:
+    """A CartPole-v1 MazeEnv that returns a NaN reward at the third step of every episode."""
+    return GymMazeEnv(_NanReward(gym.make("CartPole-v1")))

@@ -196,6 +196,17 @@ def test_a_nan_observation_stops_the_training_naming_key_value_and_step(tmp_path
     assert not (tmp_path / "training_summary.json").exists()
 
 
+def test_a_nan_reward_names_the_epoch_env_and_rollout_pair(tmp_path: Path) -> None:
+    cfg = es_job_config()
+    cfg["env"] = {"_target_": "es_test_support.nan_reward_cartpole"}
+    with pytest.raises(
+        MazeError,
+        match=r"epoch 0: an episode of a training env \(nan_reward_cartpole\) returned nan as its return \(rollout "
+        r"pair 0 of the epoch, positive perturbation\)",
+    ):
+        set_up_es(tmp_path, cfg).run()
+
+
 def test_dev_runner_warm_starts_from_input_dir(tmp_path: Path, capsys) -> None:
     first = set_up_es(tmp_path / "first", es_job_config(n_epochs=1))
     first.run()

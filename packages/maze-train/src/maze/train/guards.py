@@ -115,6 +115,22 @@ class NonFiniteGuard:
             "fix the env's reward",
         )
 
+    def episode_returns_ok(self, returns: np.ndarray) -> bool:
+        """Checks ES's ``[pairs, 2]`` episode returns (the episodes of each perturbation's +/- side).
+
+        Returns:
+            False if the update must be skipped.
+        """
+        culprit = find_non_finite(returns)
+        if culprit is None:
+            return True
+        pair, side = culprit.index[0], ("positive", "negative")[culprit.index[-1]]
+        return self._fail(
+            f"an episode of a training env ({self.source}) returned {culprit.value} as its return (rollout pair "
+            f"{pair} of the epoch, {side} perturbation)",
+            "fix the env's reward",
+        )
+
     def check_observation(
         self, observation: dict[str, np.ndarray], env_step: int, substep: int, envs: Optional[Sequence[int]] = None
     ) -> dict[str, np.ndarray]:

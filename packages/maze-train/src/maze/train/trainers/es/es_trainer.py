@@ -162,7 +162,7 @@ class ESTrainer(EpochLoopTrainer):
         dim = self.theta.numel()
         returns = np.stack([pair.returns for pair in pairs]).astype(np.float64)
         found = next((pair.non_finite_observation for pair in pairs if pair.non_finite_observation), None)
-        if not self.guard.observation_ok(found) or not self.guard.rewards_ok(returns):
+        if not self.guard.observation_ok(found) or not self.guard.episode_returns_ok(returns):
             return
         noise = np.stack([self.shared_noise.get(pair.noise_index, dim) for pair in pairs])
         ascent = torch.from_numpy(es_gradient(returns, noise).astype(np.float32))
