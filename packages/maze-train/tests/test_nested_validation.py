@@ -81,6 +81,10 @@ def test_a_foreign_optimizer_refusing_its_arguments_is_one_configuration_error()
             "runner.concurrency=-2 is out of range; it must be >= 0",
         ),
         (
+            {"_target_": "maze.train.trainers.impala.impala_runners.ImpalaLocalRunner", "envs_per_actor": 0},
+            "runner.envs_per_actor=0 is out of range; it must be >= 1",
+        ),
+        (
             {"_target_": "maze.train.trainers.es.ESLocalRunner", "n_train_workers": 0},
             "runner.n_train_workers=0 is out of range; it must be >= 1",
         ),

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
-from maze.env.errors import ConfigurationError
+from maze.train.bounds import Bounds
 from maze.train.distributed.actors import DistributedActors, SequentialDistributedActors
 from maze.train.distributed.subproc_actors import SubprocDistributedActors
 from maze.train.trainers.actor_critic.actor_critic_runners import ACDevRunner, ACLocalRunner, ACRunner
@@ -25,10 +25,8 @@ class ImpalaRunner(ACRunner):
         **kwargs: The arguments of :class:`~maze.train.runners.training_runner.TrainingRunner`.
     """
 
-    def __init__(self, *args: Any, envs_per_actor: int = 1, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, envs_per_actor: Annotated[int, Bounds(ge=1)] = 1, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if envs_per_actor < 1:
-            raise ConfigurationError(f"runner.envs_per_actor must be at least 1, got {envs_per_actor}")
         self.envs_per_actor = envs_per_actor
 
     def _actors(self, config: ImpalaAlgorithmConfig, policy: Any, seeds: list[int]) -> DistributedActors:
