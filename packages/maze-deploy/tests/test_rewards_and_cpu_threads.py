@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-import torch
 from deploy_test_support import RecordingWriter
 from maze.deploy import AgentDeployment, InvalidRewardError
 from maze.env import DummyCartPolePolicy, GymMazeEnv
@@ -25,10 +24,11 @@ def make_agent(**kwargs: Any) -> AgentDeployment:
 
 
 @pytest.fixture
-def torch_threads() -> Iterator[None]:
-    """Torch's thread count is restored after the test (a deployment sets it process-wide)."""
+def torch_threads() -> Iterator[Any]:
+    """The torch module (the test is skipped without it), its thread count restored after the test."""
+    torch = pytest.importorskip("torch")  # maze-deploy's torch extra
     threads = torch.get_num_threads()
-    yield
+    yield torch
     torch.set_num_threads(threads)
 
 
@@ -52,7 +52,8 @@ def test_the_first_acts_reward_is_ignored_and_not_checked() -> None:
     assert make_agent().act(STATE, None) in (0, 1)
 
 
-def test_torch_runs_on_one_thread_by_default_and_the_argument_overrides_it(torch_threads: None) -> None:
+def test_torch_runs_on_one_thread_by_default_and_the_argument_overrides_it(torch_threads: Any) -> None:
+    torch = torch_threads
     torch.set_num_threads(3)
     make_agent()
     assert torch.get_num_threads() == 1
