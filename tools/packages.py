@@ -64,7 +64,13 @@ PACKAGES: tuple[Package, ...] = (
         test_requires=("matplotlib", "gymnasium[box2d]"),  # box2d: the LunarLander heuristic's tests
     ),
     Package("maze-distributions", leaves=("distributions",), internal_deps=("maze-env",), third_party=("torch",)),
-    Package("maze-perception", leaves=("perception",), internal_deps=("maze-distributions",)),
+    Package(
+        "maze-perception",
+        leaves=("perception",),
+        internal_deps=("maze-distributions",),
+        optional_third_party=("onnx", "onnxscript", "onnxruntime"),  # extra "onnx": the exporter imports them lazily
+        test_requires=("onnx", "onnxscript", "onnxruntime"),
+    ),
     Package(
         "maze-rollout",
         leaves=("rollout",),
@@ -76,7 +82,9 @@ PACKAGES: tuple[Package, ...] = (
         "maze-deploy",
         leaves=("deploy",),
         internal_deps=("maze-rollout",),
+        optional_third_party=("onnxruntime",),  # extra "onnx": the torch-free OnnxPolicy imports it lazily
         test_internal_deps=("maze-perception",),  # extra "torch": deploying torch policies
+        test_requires=("onnx", "onnxscript", "onnxruntime"),  # the tests export policies to deploy them
     ),
     Package(
         "maze-viz",
