@@ -4,8 +4,9 @@ A service that owns the real environment asks :class:`AgentDeployment` for an ac
 whenever it is ready (``act(maze_state, reward, done, info)``); the deployment runs the
 full wrapper stack (normalization, frame stacking, statistics) around an
 :class:`ExternalCoreEnv` that takes the service's MazeStates, in the calling thread.
-Torch policies of training runs need the ``torch`` extra (maze-perception); importing
-this package never imports torch.
+Torch policies of training runs need the ``torch`` extra (maze-perception); their ONNX
+exports run without torch through :class:`OnnxPolicy` (the ``onnx`` extra: onnxruntime).
+Importing this package never imports torch or onnxruntime.
 """
 
 from importlib.metadata import version as _version
@@ -22,6 +23,7 @@ from maze.deploy.errors import (
     WrapperStackError,
 )
 from maze.deploy.external_core_env import ExternalCoreEnv
+from maze.deploy.onnx_policy import OnnxPolicy
 from maze.deploy.policy_executor import PolicyExecutor
 
 __version__ = _version("maze-deploy")
@@ -30,6 +32,7 @@ __all__ = [
     "__version__",
     "AgentDeployment",
     "ExternalCoreEnv",
+    "OnnxPolicy",
     "PolicyExecutor",
     "ActionCandidates",
     "MazeActionCandidates",

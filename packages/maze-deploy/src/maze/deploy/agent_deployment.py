@@ -20,6 +20,7 @@ from maze.deploy.errors import (
     WrapperStackError,
 )
 from maze.deploy.observation_check import ObservationCheck
+from maze.deploy.onnx_run_dir import OnnxRunDir
 from maze.deploy.policy_executor import PolicyExecutor, build_policy
 from maze.deploy.run_dir import TrainingRunDir
 from maze.deploy.stack import ActionPath, NormalizationStatistics, build_deployment_stack
@@ -140,32 +141,38 @@ class AgentDeployment:
         wrappers: Optional[CollectionOfConfigType] = None,
         device: str = "cpu",
         trusted_modules: Iterable[str] = (),
+        backend: str = "torch",
         **kwargs: Any,
     ) -> AgentDeployment:
-        """Deploys the torch policy of a training run directory (needs the ``torch`` extra).
+        """Deploys the policy of a training run directory, with torch or (torch-free) with onnxruntime.
 
         Loads ``model_config.yaml``, ``spaces_config.yaml`` and ``state_dict.pt`` into a
         ``SerializedTorchPolicy``, gives the stack's ObservationNormalizationWrapper the
         run's ``statistics.npz`` (if the run has one) and checks that the stack's spaces
-        are those the policy was trained on.
+        are those the policy was trained on. With ``backend="onnx"`` the same comes from the
+        run's ONNX export (``python -m maze.perception.export <run dir>``): an
+        :class:`~maze.deploy.onnx_policy.OnnxPolicy` on the ONNX files, and the env, wrappers
+        and statistics from its ``metadata.json``; ``run_dir`` may then also be the export
+        directory alone.
 
         Args:
             run_dir: The training run directory.
             env: The env (instance or config); None: the ``env`` and ``wrappers`` of the
                 run's ``.hydra/config.yaml``.
             wrappers: The wrappers config (used when ``env`` is given).
-            device: Where the policy runs.
+            device: Where the torch policy runs.
             trusted_modules: Modules besides maze's own whose classes the run's configs may
                 name. A run directory may come from elsewhere, so its ``model_config.yaml`` and
                 ``.hydra/config.yaml`` may only name maze's classes (see
                 :mod:`maze.env.utils.trust`); what ``env`` and ``wrappers`` name is trusted.
+            backend: ``"torch"`` (the ``torch`` extra) or ``"onnx"`` (the ``onnx`` extra, no torch).
             **kwargs: Further arguments of :class:`AgentDeployment`.
 
         Raises:
-            ConfigurationError: Missing run files or torch extra, spaces that differ, or run
-                configs naming untrusted code (nothing of it is imported).
+            ConfigurationError: Missing run files, export or extra, spaces that differ, an
+                unknown backend, or run configs naming untrusted code (nothing of it is imported).
         """
-        run = TrainingRunDir(run_dir)
+        run = _run_dir(run_dir, backend)
         trusted = [
             *trusted_modules,
             *modules_named_in(to_plain_config(env)),
@@ -174,9 +181,9 @@ class AgentDeployment:
         source = f"the run directory {str(run.directory)!r}"
         if env is None:
             env, wrappers = run.env_and_wrappers()
-            source = repr(str(run.directory / ".hydra" / "config.yaml"))
-        if run.statistics_file is not None:
-            kwargs.setdefault("normalization_statistics", run.statistics_file)
+            source = repr(str(run.config_file))
+        if run.normalization_statistics is not None:
+            kwargs.setdefault("normalization_statistics", run.normalization_statistics)
         with trusted_targets_only(source, trusted):
             deployment = cls(policy=run.policy_config(device, trusted), env=env, wrappers=wrappers, **kwargs)
         run.check_spaces(deployment.policy, deployment.env)
@@ -423,6 +430,19 @@ class AgentDeployment:
             f"{method}() was called while another thread is inside this AgentDeployment. A deployment serves one "
             "episode stream, step by step: give each thread (session) its own AgentDeployment"
         )
+
+
+def _run_dir(run_dir: Union[str, os.PathLike], backend: str) -> Union[TrainingRunDir, OnnxRunDir]:
+    """The run directory reader of ``backend``.
+
+    Raises:
+        ConfigurationError: For a backend other than ``"torch"`` and ``"onnx"``.
+    """
+    if backend == "torch":
+        return TrainingRunDir(run_dir)
+    if backend == "onnx":
+        return OnnxRunDir(run_dir)
+    raise ConfigurationError(f"AgentDeployment.from_run_dir got backend={backend!r}; use 'torch' or 'onnx'")
 
 
 def _check_reward(reward: Any, method: str) -> None:

@@ -55,6 +55,16 @@ class TrainingRunDir:
         path = self.directory / _STATISTICS
         return path if path.is_file() else None
 
+    @property
+    def normalization_statistics(self) -> Optional[Path]:
+        """What a deployment's ObservationNormalizationWrapper loads (as for an ONNX export): :attr:`statistics_file`."""
+        return self.statistics_file
+
+    @property
+    def config_file(self) -> Path:
+        """The file the env and wrappers configs come from (Hydra's ``.hydra/config.yaml``)."""
+        return self.directory / _HYDRA_CONFIG
+
     def policy_config(self, device: str = "cpu", trusted_modules: Sequence[str] = ()) -> dict[str, Any]:
         """The ``SerializedTorchPolicy`` config of the run's checkpoint.
 
