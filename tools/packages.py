@@ -92,8 +92,8 @@ PACKAGES: tuple[Package, ...] = (
         internal_deps=("maze-env",),
         third_party=("matplotlib",),
         torch_free=True,
-        # extras "notebook" (ipywidgets, IPython) and "tensorboard" (tensorboard, pandas): imported lazily
-        optional_third_party=("ipywidgets", "IPython", "tensorboard", "pandas"),
+        # extras "notebook" (ipywidgets, IPython), "tensorboard" (tensorboard, pandas), "mlflow" (mlflow, pandas): lazily
+        optional_third_party=("ipywidgets", "IPython", "tensorboard", "pandas", "mlflow"),
         test_requires=("ipywidgets", "tensorboard", "pandas"),
     ),
     Package(
@@ -101,6 +101,7 @@ PACKAGES: tuple[Package, ...] = (
         leaves=("train",),
         internal_deps=("maze-perception", "maze-rollout", "maze-viz"),
         third_party=("tensorboard", "ray", "tqdm"),
+        optional_third_party=("mlflow", "wandb"),  # extras "mlflow", "wandb": the tracking process imports them
     ),
     Package(
         "maze-rl",

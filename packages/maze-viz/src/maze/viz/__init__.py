@@ -6,7 +6,7 @@
 * Statistics figures: :class:`StepStatsRenderer`, :class:`EventStatsRenderer` and the
   figure functions of :mod:`maze.viz.plots`.
 * Training curves: :func:`tensorboard_to_pandas` and :func:`plot_run_comparison` (the
-  ``tensorboard`` extra).
+  ``tensorboard`` extra); :func:`mlflow_to_pandas` for runs in an MLflow store (the ``mlflow`` extra).
 * :class:`InferenceGraph`: inference-graph drawing to PDF.
 """
 
@@ -15,6 +15,7 @@ from importlib.metadata import version as _version
 from maze.viz.event_logs import EventRow, episode_event_log, episode_kpis, event_rows
 from maze.viz.inference_graph import InferenceGraph
 from maze.viz.keyboard_viewer import KeyboardControlledTrajectoryViewer
+from maze.viz.mlflow_runs import mlflow_to_pandas
 from maze.viz.notebook import NotebookEventLogsViewer, NotebookTrajectoryViewer
 from maze.viz.plots import (
     create_categorical_plot,
@@ -51,6 +52,7 @@ __all__ = [
     "create_histogram",
     "figure_to_png",
     "tensorboard_to_pandas",
+    "mlflow_to_pandas",
     "plot_run_comparison",
     "RunDataError",
     "DEFAULT_METRIC",

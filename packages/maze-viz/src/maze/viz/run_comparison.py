@@ -4,7 +4,8 @@
 * :func:`plot_run_comparison` - one metric over the epochs of several runs in one figure
   (PNG, PDF, ... by the file suffix), e.g. BC-then-PPO against PPO from scratch;
 * the command ``maze-compare-runs RUN_DIR [RUN_DIR ...] [--metric TAG] [--labels ...]
-  [--out FILE]`` (also ``python -m maze.viz.run_comparison``).
+  [--out FILE]`` (also ``python -m maze.viz.run_comparison``); with ``--tracking-uri URI``
+  the runs are MLflow run ids or names in that store (:mod:`maze.viz.mlflow_runs`).
 
 Needs the ``tensorboard`` extra: ``pip install 'maze-viz[tensorboard]'`` (tensorboard
 to read the event files, pandas for the frames); torch is never imported.
@@ -82,15 +83,18 @@ def plot_run_comparison(
     labels: Optional[Sequence[str]] = None,
     out: Optional[Union[str, os.PathLike]] = None,
     title: Optional[str] = None,
+    tracking_uri: Optional[str] = None,
 ) -> Any:
     """Draws ``metric`` over the epochs (log steps) of every run, one labelled curve per run.
 
     Args:
-        run_dirs: Training run directories.
+        run_dirs: Training run directories; with ``tracking_uri``: MLflow run ids or names.
         metric: The scalar tag to compare (default: the evaluation's mean return).
         labels: One legend label per run (default: ``<experiment dir>/<run dir>``).
         out: Saves the figure there (format from the suffix: .png, .pdf, .svg); None: do not save.
         title: Figure title (default: the metric).
+        tracking_uri: Read the runs from this MLflow store (see :func:`~maze.viz.mlflow_runs.mlflow_to_pandas`)
+            instead of event files; the curves are drawn over the env-step count.
 
     Returns:
         The matplotlib figure (not registered with pyplot).
@@ -106,7 +110,7 @@ def plot_run_comparison(
         raise RunDataError(f"got {len(labels)} labels for {len(paths)} run directories; give one label per run")
     curves = []
     for path in paths:
-        frame = tensorboard_to_pandas(path)
+        frame = tensorboard_to_pandas(path) if tracking_uri is None else _mlflow_frame(str(path), tracking_uri)
         tags = frame.index.get_level_values("tag").unique()
         if metric not in tags:
             hints = [tag for tag in tags if "reward" in tag] or list(tags)
@@ -118,9 +122,10 @@ def plot_run_comparison(
 
     figure = Figure(figsize=(7.0, 4.0), layout="constrained")
     axes = figure.add_subplot()
-    for label, curve in zip(labels or [_default_label(path) for path in paths], curves, strict=True):
+    default_labels = [_default_label(path) if tracking_uri is None else str(path) for path in paths]
+    for label, curve in zip(labels or default_labels, curves, strict=True):
         axes.plot(curve.index.to_numpy(), curve.to_numpy(), marker="o", markersize=3, label=label)
-    axes.set_xlabel("epoch (log step)")
+    axes.set_xlabel("epoch (log step)" if tracking_uri is None else "env steps")
     axes.set_ylabel(metric)
     axes.set_title(title or metric)
     axes.grid(True, alpha=0.3)
@@ -129,6 +134,13 @@ def plot_run_comparison(
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         figure.savefig(out)
     return figure
+
+
+def _mlflow_frame(run: str, tracking_uri: str) -> Any:
+    """The metrics of an MLflow run (imported here: maze.viz.mlflow_runs needs this module's RunDataError)."""
+    from maze.viz.mlflow_runs import mlflow_to_pandas
+
+    return mlflow_to_pandas(run, tracking_uri)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -140,14 +152,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="maze-compare-runs", description="Plot one TensorBoard metric of several training runs into one figure."
     )
-    parser.add_argument("run_dirs", nargs="+", help="training run directories (holding events.out.tfevents.*)")
+    parser.add_argument(
+        "run_dirs", nargs="+", help="training run directories (holding events.out.tfevents.*), or MLflow runs"
+    )
+    parser.add_argument(
+        "--tracking-uri", help="read the runs (ids or names) from this MLflow store, e.g. sqlite:///outputs/mlflow.db"
+    )
     parser.add_argument("--metric", default=DEFAULT_METRIC, help=f"scalar tag to plot (default: {DEFAULT_METRIC})")
     parser.add_argument("--labels", nargs="+", help="one legend label per run (default: the run directories)")
     parser.add_argument("--out", default="run_comparison.png", help="output file; .png, .pdf or .svg")
     parser.add_argument("--title", help="figure title (default: the metric)")
     args = parser.parse_args(argv)
     try:
-        plot_run_comparison(args.run_dirs, args.metric, args.labels, args.out, args.title)
+        plot_run_comparison(args.run_dirs, args.metric, args.labels, args.out, args.title, args.tracking_uri)
     except (MazeError, ImportError) as error:
         print(f"Error: {error}", file=sys.stderr)
         return 1

@@ -38,8 +38,9 @@ from maze.train.progress import TrainingProgress
 from maze.train.runners.cpu_threads import apply_cpu_threads
 from maze.train.runners.env_factory import EnvFactory
 from maze.train.runners.graphs import GraphDrawing
-from maze.train.runners.run_dir import InputRun, write_training_summary
+from maze.train.runners.run_dir import SUMMARY_FILE, InputRun, write_training_summary
 from maze.train.tensorboard import LogStatsWriterTensorboard
+from maze.train.tracking.setup import start_tracking
 from maze.train.trainers.common.config import AlgorithmConfig, validate_target_config
 from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
 from maze.train.trainers.common.model_selection import BestModelSelection
@@ -259,11 +260,36 @@ class TrainingRunner(Runner):
 
     def _register_writers(self) -> None:
         figures = bool(self.cfg.get("tensorboard_figures", True))
-        self.writers = [LogStatsWriterConsole(), LogStatsWriterTensorboard(self.run_dir, figures=figures)]
+        tracking = self._tracking_writers()  # first: a missing tracking extra fails before any writer is open
+        self.writers = [LogStatsWriterConsole(), LogStatsWriterTensorboard(self.run_dir, figures=figures), *tracking]
         for writer in self.writers:
             register_log_stats_writer(writer)
         config_text = yaml.safe_dump(loggable_config(self.cfg), sort_keys=False)
         self.writers[1].write_config(config_text, shlex.join(["maze-run", *sys.argv[1:]]))
+
+    def _tracking_writers(self) -> list[LogStatsWriter]:
+        """The writers of the ``logger`` config's trackers (MLflow, W&B; none for TensorBoard only).
+
+        Metrics are tracked at the env-step count of their epoch (the log step for trainers without
+        env steps, e.g. BC); a resumed run (``input_dir`` of the same trainer) continues its tracked runs.
+        """
+        resumed = self.input_run is not None and self.input_run.is_resumed_by(self.trainer_class)
+        return start_tracking(
+            self.cfg,
+            self.run_dir,
+            trainer=self.trainer_class.__name__,
+            runner=type(self).__name__,
+            step_of=lambda log_step: int(getattr(getattr(self, "trainer", None), "env_steps", 0) or 0) or log_step,
+            artifacts=[
+                self.state_dict_dump_file,
+                self.spaces_config_dump_file,
+                MODEL_CONFIG_FILE,
+                "*.pdf",
+                SUMMARY_FILE,
+            ],
+            summary_file=SUMMARY_FILE,
+            resumed_from=self.input_run.directory if resumed else None,
+        )
 
     def load_input_model(self, model: Any) -> None:
         """Loads the ``input_dir`` weights (spaces checked in :meth:`setup`) into ``model``; its best model is copied here.

@@ -1,0 +1,50 @@
+"""What the training process and its tracking process exchange, and the run-id file they share.
+
+Standard library only: the tracking process imports it before its tracking library.
+
+The training process writes one JSON message per line to the tracking process's stdin:
+
+* ``{"op": "start", "settings": {...}, "run": {...}}`` - the logger settings and the
+  :class:`~maze.train.tracking.run_info.TrackedRun`;
+* ``{"op": "metrics", "step": 8192, "epoch": 2, "time_ms": ..., "values": {"train_...": 1.5}}``;
+* ``{"op": "finish", "status": "finished", "artifacts": ["state_dict.pt", "*.pdf", ...]}``.
+
+The tracking process answers with one JSON event per line on its stdout; the only event is
+``{"event": "error", "message": "..."}``, after which it drops everything but ``finish``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional, Union
+
+__all__ = ["STATUSES", "encode", "read_tracked_run_id", "tracked_run_file", "write_tracked_run_id"]
+
+STATUSES = ("finished", "failed", "interrupted")
+"""How a tracked run ends: trained to its end, stopped by an error, or stopped by Ctrl-C / SIGTERM."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message (or event) as a JSON line."""
+    return (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def tracked_run_file(run_dir: Union[str, Path], backend: str) -> Path:
+    """``<run_dir>/tracking_<backend>.json``: which run ``backend`` tracks for this run directory."""
+    return Path(run_dir) / f"tracking_{backend}.json"
+
+
+def write_tracked_run_id(run_dir: Union[str, Path], backend: str, run_id: str, **where: Any) -> None:
+    """Records the tracked run of ``run_dir`` (``where``: e.g. the tracking URI, for people reading the file)."""
+    text = json.dumps({"run_id": run_id, **where}, indent=2) + "\n"
+    tracked_run_file(run_dir, backend).write_text(text, encoding="utf-8")
+
+
+def read_tracked_run_id(run_dir: Union[str, Path], backend: str) -> Optional[str]:
+    """The id of the run ``backend`` tracked for ``run_dir`` (None: not tracked by it, or unreadable)."""
+    path = tracked_run_file(run_dir, backend)
+    try:
+        return str(json.loads(path.read_text(encoding="utf-8"))["run_id"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

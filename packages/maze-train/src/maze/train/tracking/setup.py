@@ -1,0 +1,103 @@
+"""Starting the trackers that a training run's ``logger`` config names (``logger=mlflow``, ``logger=[mlflow,wandb]``).
+
+The ``logger`` node of ``conf_train`` (the ``logger`` config group of :mod:`maze.conf`) says
+which backends track the run: ``mlflow: true`` and/or ``wandb: true`` beside their settings.
+Without either (``logger=tensorboard``, the default, or a root config without the group)
+nothing is started: the run writes its TensorBoard events as always, and it does so with
+every logger.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Optional
+
+from maze.env.errors import ConfigurationError
+from maze.train.tracking.protocol import read_tracked_run_id
+from maze.train.tracking.run_info import describe_run
+from maze.train.tracking.writer import BACKEND_LABELS, TrackingWriter
+
+__all__ = ["default_tracking_uri", "require_extra", "start_tracking"]
+
+
+def start_tracking(
+    cfg: Mapping[str, Any],
+    run_dir: Path,
+    *,
+    trainer: str,
+    runner: str,
+    step_of: Callable[[int], int],
+    artifacts: Sequence[str],
+    summary_file: str,
+    resumed_from: Optional[Path] = None,
+) -> list[TrackingWriter]:
+    """Starts one :class:`TrackingWriter` per backend of ``cfg["logger"]`` (none for TensorBoard only).
+
+    Args:
+        cfg: The resolved job config (plain dicts).
+        run_dir: The run directory.
+        trainer: The trainer class name (``algorithm`` tag).
+        runner: The runner class name (``runner`` tag).
+        step_of: The tracking step (env-step count) of a log step.
+        artifacts: File names or globs of the run directory to upload at the end.
+        summary_file: The training summary's file name (its best score is the run's objective).
+        resumed_from: The run directory this run resumes: its tracked runs are continued.
+
+    Raises:
+        ConfigurationError: A backend's library is not installed (the message names the extra).
+    """
+    logger = cfg.get("logger")
+    backends = [name for name in BACKEND_LABELS if isinstance(logger, Mapping) and logger.get(name)]
+    for backend in backends:
+        require_extra(backend)
+    if not backends:
+        return []
+    run = describe_run(cfg, run_dir, trainer, runner)
+    writers = []
+    for backend in backends:
+        resume_id = read_tracked_run_id(resumed_from, backend) if resumed_from is not None else None
+        settings = {key: value for key, value in logger.items() if key != "sweep"}
+        if backend == "mlflow" and not settings.get("tracking_uri"):
+            settings["tracking_uri"] = default_tracking_uri(settings)
+        tracked = replace(run, resume_id=resume_id)
+        writers.append(TrackingWriter(backend, settings, tracked, step_of, artifacts, summary_file))
+        print(f"Tracking this run with {writers[-1].label} ({_where(backend, settings)}); log: {writers[-1].log_file}")
+    return writers
+
+
+def require_extra(backend: str) -> None:
+    """Checks (without importing it) that the library of ``backend`` is installed.
+
+    Raises:
+        ConfigurationError: It is not; the message names the extra of maze-train that installs it.
+    """
+    try:
+        found = importlib.util.find_spec(backend) is not None
+    except ValueError:  # a module entry without spec, e.g. one blocked with sys.modules[name] = None
+        found = False
+    if not found:
+        raise ConfigurationError(
+            f"logger={backend} needs the {backend} package, which maze-train installs only with its {backend!r} "
+            f"extra: pip install 'maze-train[{backend}]'"
+        )
+
+
+def default_tracking_uri(logger: Mapping[str, Any]) -> str:
+    """MLflow's SQLite store in the base directory of all runs: ``sqlite:///<launch_dir>/<log_base_dir>/mlflow.db``.
+
+    ``launch_dir`` (where ``maze-run`` started; default: the current directory) and
+    ``log_base_dir`` (default ``outputs``) come from the ``logger`` config; an absolute
+    ``log_base_dir`` is taken as it is.
+    """
+    base = Path(str(logger.get("launch_dir") or ".")) / str(logger.get("log_base_dir") or "outputs")
+    return f"sqlite:///{base.resolve() / 'mlflow.db'}"
+
+
+def _where(backend: str, settings: Mapping[str, Any]) -> str:
+    """Where the tracked run goes, for the start message."""
+    if backend == "mlflow":
+        return f"{settings['tracking_uri']}, experiment {settings.get('experiment_name') or 'maze'}"
+    return f"project {settings.get('project') or 'maze'}, mode {settings.get('mode') or 'online'}"

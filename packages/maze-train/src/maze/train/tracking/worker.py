@@ -1,0 +1,130 @@
+"""The tracking process: ``python -m maze.train.tracking.worker {mlflow,wandb}``, started by a TrackingWriter.
+
+It reads the messages of :mod:`maze.train.tracking.protocol` from stdin and makes the
+tracking library's calls, so that importing MLflow (about 1.5 s) or W&B, creating a
+store and every request happen off the training process, at low priority (nice 19): on
+a busy machine the training keeps its cores and the tracking catches up when one is free.
+
+Its stdout carries the events back; whatever the libraries print goes to stderr, which
+the writer points at ``<run dir>/tracking_<backend>.log``. After the first error the
+process reports it once and drops everything up to ``finish``. When stdin ends without
+``finish`` (the training process was killed), the run ends as ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, BinaryIO, Optional
+
+from maze.train.tracking.protocol import encode
+
+__all__ = ["BACKENDS", "TrackingSession", "main"]
+
+BACKENDS = {
+    "mlflow": ("maze.train.tracking.mlflow_backend", "MLflowBackend"),
+    "wandb": ("maze.train.tracking.wandb_backend", "WandbBackend"),
+}
+"""Backend name -> (module, class) of the tracking-process side."""
+
+_MESSAGE_LIMIT = 300
+
+
+class TrackingSession:
+    """Hands the messages of one training run to its backend; reports the first error once.
+
+    Args:
+        backend: ``mlflow`` or ``wandb``.
+        events: Where the events go (the process's original stdout).
+    """
+
+    def __init__(self, backend: str, events: BinaryIO) -> None:
+        self.backend_name = backend
+        self.events = events
+        self.backend: Any = None
+        self.failed = False
+        self.run_dir = Path()
+        self.artifacts: list[str] = []
+        self.summary_file: Optional[str] = None
+        self.step = 0
+
+    def handle(self, message: dict[str, Any]) -> bool:
+        """Handles one message; returns True after ``finish``."""
+        op = message["op"]
+        if not self.failed:
+            try:
+                getattr(self, f"_{op}")(message)
+            except Exception as error:  # any failure of the library or the store: report it, keep training alive
+                self._fail(error)
+        return op == "finish"
+
+    def _start(self, message: dict[str, Any]) -> None:
+        module, name = BACKENDS[self.backend_name]
+        self.run_dir = Path(message["run"]["run_dir"])
+        self.artifacts = list(message.get("artifacts", []))
+        self.summary_file = message.get("summary_file")
+        self.backend = getattr(importlib.import_module(module), name)(message["settings"])
+        self.backend.start(message["run"])
+
+    def _metrics(self, message: dict[str, Any]) -> None:
+        self.step = int(message["step"])
+        self.backend.log_metrics(self.step, int(message["epoch"]), int(message["time_ms"]), message["values"])
+
+    def _finish(self, message: dict[str, Any]) -> None:
+        files = artifact_files(self.run_dir, self.artifacts)
+        score = objective(self.run_dir / self.summary_file) if self.summary_file else None
+        self.backend.finish(message["status"], files, score, self.step)
+
+    def _fail(self, error: Exception) -> None:
+        traceback.print_exc()
+        self.failed = True
+        text = " ".join(str(error).split()) or type(error).__name__
+        if len(text) > _MESSAGE_LIMIT:
+            text = text[: _MESSAGE_LIMIT - 3] + "..."
+        self.events.write(encode({"event": "error", "message": f"{type(error).__name__}: {text}"}))
+        self.events.flush()
+
+
+def artifact_files(run_dir: Path, patterns: Sequence[str]) -> list[Path]:
+    """The files of ``run_dir`` that match ``patterns`` (names or globs), in pattern order, each once."""
+    files: list[Path] = []
+    for pattern in patterns:
+        for path in sorted(run_dir.glob(pattern)):
+            if path.is_file() and path not in files:
+                files.append(path)
+    return files
+
+
+def objective(summary_file: Path) -> Optional[float]:
+    """The best evaluation score of a training summary, what ``maze-run`` returns to sweepers (None: none)."""
+    try:
+        value = json.loads(summary_file.read_text(encoding="utf-8")).get("best_eval_reward")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the tracking process for the backend named in ``argv`` (default: the command line)."""
+    backend = (list(sys.argv[1:]) if argv is None else list(argv))[0]
+    try:
+        os.nice(19)
+    except OSError:  # not permitted here: run at the normal priority
+        pass
+    events = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what the libraries print goes to the log, not the events
+    session = TrackingSession(backend, events)
+    for line in iter(sys.stdin.buffer.readline, b""):
+        if session.handle(json.loads(line)):
+            return 0
+    session.handle({"op": "finish", "status": "interrupted"})  # stdin ended without finish: the training was killed
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
