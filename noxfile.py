@@ -79,21 +79,29 @@ def boundaries(session: nox.Session) -> None:
     """Prove the dependency graph: static import check, then torch-free packages installed alone."""
     session.run("python", str(ROOT / "tools" / "check_imports.py"))
     for package in PACKAGES:
-        if not package.torch_free:
-            continue
-        venv = Path(session.create_tmp()) / f"alone-{package.name}"
-        session.run("python", "-m", "venv", "--clear", str(venv))
-        python = str(venv / "bin" / "python")
-        paths = [str(dep.path) for dep in install_order(package.name)]
-        session.run(python, "-m", "pip", "install", *CONSTRAINTS, *paths, external=True, silent=True)
-        for leaf in package.leaves:
-            probe = (
-                f"import importlib.util, sys, maze.{leaf}; "
-                f"assert 'torch' not in sys.modules, 'importing maze.{leaf} imported torch'; "
-                f"assert importlib.util.find_spec('torch') is None, 'installing {package.name} installed torch'; "
-                f"print('{package.name}: maze.{leaf} imports without torch')"
-            )
-            session.run(python, "-I", "-c", probe, external=True)
+        if package.torch_free:
+            check_torch_free(session, package.name, tuple(f"maze.{leaf}" for leaf in package.leaves))
+        for extra, modules in package.torch_free_extras:
+            check_torch_free(session, package.name, (*(f"maze.{leaf}" for leaf in package.leaves), *modules), extra)
+
+
+def check_torch_free(session: nox.Session, name: str, modules: tuple[str, ...], extra: str = "") -> None:
+    """Installs package ``name`` (with ``extra``) and its in-repo deps alone; ``modules`` import, and no torch is there."""
+    label = f"{name}[{extra}]" if extra else name
+    venv = Path(session.create_tmp()) / f"alone-{label}"
+    session.run("python", "-m", "venv", "--clear", str(venv))
+    python = str(venv / "bin" / "python")
+    *deps, package = [str(dep.path) for dep in install_order(name)]
+    requirement = f"{package}[{extra}]" if extra else package
+    session.run(python, "-m", "pip", "install", *CONSTRAINTS, *deps, requirement, external=True, silent=True)
+    for module in modules:
+        probe = (
+            f"import importlib.util, sys, {module}; "
+            f"assert 'torch' not in sys.modules, 'importing {module} imported torch'; "
+            f"assert importlib.util.find_spec('torch') is None, 'installing {label} installed torch'; "
+            f"print('{label}: {module} imports without torch')"
+        )
+        session.run(python, "-I", "-c", probe, external=True)
 
 
 @nox.session(python=PYTHON)

@@ -32,6 +32,9 @@ class Package:
         test_requires: Extra distributions its tests need (never runtime dependencies).
         test_internal_deps: In-repo distributions its tests need on top of its dependencies
             (e.g. an optional extra's package).
+        torch_free_extras: ``(extra, modules)`` pairs: the package with that extra must install
+            without torch, and its leaves and these modules import without it (checked by the
+            boundaries session like torch-free packages).
     """
 
     name: str
@@ -42,6 +45,7 @@ class Package:
     optional_third_party: tuple[str, ...] = ()
     test_requires: tuple[str, ...] = ()
     test_internal_deps: tuple[str, ...] = ()
+    torch_free_extras: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def path(self) -> Path:
@@ -85,6 +89,7 @@ PACKAGES: tuple[Package, ...] = (
         optional_third_party=("onnxruntime",),  # extra "onnx": the torch-free OnnxPolicy imports it lazily
         test_internal_deps=("maze-perception",),  # extra "torch": deploying torch policies
         test_requires=("onnx", "onnxscript", "onnxruntime"),  # the tests export policies to deploy them
+        torch_free_extras=(("onnx", ("onnxruntime", "maze.deploy.onnx_policy")),),  # OnnxPolicy serves without torch
     ),
     Package(
         "maze-viz",

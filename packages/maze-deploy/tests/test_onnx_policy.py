@@ -11,7 +11,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-import torch
 import yaml
 from gymnasium import spaces
 from maze.deploy import AgentDeployment, OnnxPolicy
@@ -20,8 +19,10 @@ from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
 from maze.env.utils.spaces_config import SpacesConfig
 from maze.env.wrappers.wrapper_factory import WrapperFactory
-from maze.perception.export import export_policy
-from maze.perception.models.base_model_composer import build_model_composer
+
+torch = pytest.importorskip("torch")  # the torch extra (maze-perception) exports the policies these tests deploy
+export_policy = pytest.importorskip("maze.perception.export").export_policy
+build_model_composer = pytest.importorskip("maze.perception.models.base_model_composer").build_model_composer
 
 WRAPPERS = {
     "ObservationNormalizationWrapper": {
