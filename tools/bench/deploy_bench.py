@@ -42,6 +42,7 @@ from maze.env import ActorID, GymMazeEnv, Policy, RandomPolicy
 from maze.env.wrappers.wrapper_factory import WrapperFactory
 from maze.perception.models import SpacesConfig, build_model_composer
 
+from .deploy_onnx import NumpyFloorPolicy, check_same_decisions, onnx_policy
 from .harness import RESULTS_DIR
 from .train_report import machine
 
@@ -102,10 +103,28 @@ def vector_obs_policy(env: Any) -> Policy:
     return build_model_composer(config, SpacesConfig.from_env(env)).torch_policy("cpu")
 
 
+def onnx_vector_obs_policy(env: Any) -> Policy:
+    """The packaged ``vector_obs`` TorchPolicy (same weights) exported to ONNX, as an OnnxPolicy."""
+    return onnx_policy(vector_obs_policy(env), env)
+
+
+def numpy_floor_policy(env: Any) -> Policy:
+    """The ``vector_obs`` TorchPolicy's weights as plain numpy, checked to take torch's decisions."""
+    policy = vector_obs_policy(env)
+    floor = NumpyFloorPolicy(policy)
+    states = np.random.default_rng(0).normal(size=(200, 4)).astype(np.float32)
+    check_same_decisions([policy, floor], [{"observation": state} for state in states])
+    return floor
+
+
+TORCH_CASE = "TorchPolicy vector_obs, vector_obs wrappers"
+ONNX_CASE = "OnnxPolicy vector_obs (ONNX export), vector_obs wrappers"
 CASES = (
     Case("RandomPolicy, GymMazeEnv (docs example)", random_policy, None),
     Case("RandomPolicy, vector_obs wrappers", random_policy, VECTOR_OBS_WRAPPERS),
-    Case("TorchPolicy vector_obs, vector_obs wrappers", vector_obs_policy, VECTOR_OBS_WRAPPERS, deterministic=True),
+    Case(TORCH_CASE, vector_obs_policy, VECTOR_OBS_WRAPPERS, deterministic=True),
+    Case(ONNX_CASE, onnx_vector_obs_policy, VECTOR_OBS_WRAPPERS, deterministic=True),
+    Case("numpy floor (vector_obs weights), vector_obs wrappers", numpy_floor_policy, VECTOR_OBS_WRAPPERS, True),
 )
 
 Episode = tuple[list[tuple[Any, float, dict]], tuple[Any, float, bool, dict]]
@@ -242,7 +261,13 @@ def markdown(rows: list[LatencyRow], threads: dict[str, int], rounds: int) -> st
             f"{'yes' if row.met else '**no**'} | {row.policy_in_act_p50_us:.1f} |"
         )
     left = threads["after"] - threads["before"]
+    by_case = {row.case: row for row in rows}
+    ratio = by_case[ONNX_CASE].act_p50_us / by_case[TORCH_CASE].act_p50_us
     lines += [
+        "",
+        f"ONNX vs torch (same weights, same decisions): act p50 {ratio:.2f}x torch's (target ≤ 0.5x: "
+        f"{'met' if ratio <= 0.5 else '**not met**'}); the numpy floor is the least a deterministic act of this "
+        "network costs through the same stack.",
         "",
         f"Threads: {threads['before']} before the deployments, {threads['after']} after they closed "
         f"({'none' if left == 0 else left} left behind).",
