@@ -1,0 +1,134 @@
+"""``logger=mlflow``: maze-run training jobs tracked in a real MLflow SQLite store (the default store)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TrackedJob
+from maze.train.tensorboard import read_scalars
+from maze.viz import RunDataError, mlflow_to_pandas
+from mlflow.tracking import MlflowClient
+from omegaconf import OmegaConf
+from tracking_support import (
+    EVAL_MEAN,
+    STEPS_PER_EPOCH,
+    TINY_PPO,
+    TRAIN_MEAN,
+    WARNING,
+    assert_success,
+    executable,
+    job_env,
+    maze_run,
+    metric_histories,
+    sqlite_uri,
+)
+
+ARTIFACTS = {"state_dict.pt", "spaces_config.yaml", "model_config.yaml", "policy_0.pdf", "critic_0.pdf"}
+
+
+def run_id_of(run_dir: Path) -> str:
+    return json.loads((run_dir / "tracking_mlflow.json").read_text())["run_id"]
+
+
+def plain_leaves(node: Any, prefix: str = "") -> dict[str, Any]:
+    """The leaves of a config as dotted keys, without those that are interpolations."""
+    if isinstance(node, dict) and node:
+        return {
+            key: value for name, child in node.items() for key, value in plain_leaves(child, f"{prefix}{name}.").items()
+        }
+    if isinstance(node, str) and "${" in node:
+        return {}
+    return {prefix.rstrip("."): node}
+
+
+def test_a_ppo_run_logs_config_statistics_results_tags_and_status(tracked_run: TrackedJob) -> None:
+    assert (tracked_run.cwd / "outputs" / "mlflow.db").is_file()  # the default store: <log_base_dir>/mlflow.db
+    client = MlflowClient(tracked_run.tracking_uri)
+    run_id = run_id_of(tracked_run.run_dir)
+    run = client.get_run(run_id)
+    assert run.info.status == "FINISHED"
+    assert client.get_experiment(run.info.experiment_id).name == "maze"
+    tags = run.data.tags
+    assert (tags["env"], tags["algorithm"], tags["model"], tags["runner"]) == (
+        "CartPole-v1", "PPO", "TemplateModelComposer", "ACDevRunner",
+    )  # fmt: skip
+    assert tags["maze.run_dir"] == str(tracked_run.run_dir)
+    # Parameters: the resolved config, flattened to dotted keys.
+    config = OmegaConf.to_container(OmegaConf.load(tracked_run.run_dir / ".hydra" / "config.yaml"), resolve=False)
+    leaves = plain_leaves(config)
+    assert len(leaves) > 40
+    for key, value in leaves.items():
+        assert run.data.params[key] == (value if isinstance(value, str) else json.dumps(value)), key
+    assert run.data.params["logger.launch_dir"] == str(tracked_run.cwd)  # interpolations are logged resolved
+    # Metrics: every scalar of the statistics tables, at the env-step count of its epoch.
+    scalars = read_scalars(tracked_run.run_dir)
+    metrics = metric_histories(client, run_id)
+    assert TRAIN_MEAN in scalars and EVAL_MEAN in scalars
+    assert set(metrics) == set(scalars) | {"epoch", "objective"}
+    for tag, points in scalars.items():
+        assert [step for step, _ in metrics[tag]] == [STEPS_PER_EPOCH * epoch for epoch, _ in points], tag
+        assert [value for _, value in metrics[tag]] == pytest.approx([value for _, value in points], rel=1e-6), tag
+    assert metrics["epoch"] == [(STEPS_PER_EPOCH, 1.0), (2 * STEPS_PER_EPOCH, 2.0)]
+    summary = json.loads((tracked_run.run_dir / "training_summary.json").read_text())
+    assert metrics["objective"][-1][1] == summary["best_eval_reward"]
+    # Artifacts: the run directory's results.
+    artifacts = {artifact.path for artifact in client.list_artifacts(run_id)}
+    assert artifacts == ARTIFACTS | {"training_summary.json"}
+    downloaded = Path(client.download_artifacts(run_id, "state_dict.pt", str(tracked_run.cwd)))
+    assert downloaded.read_bytes() == (tracked_run.run_dir / "state_dict.pt").read_bytes()
+
+
+def test_maze_compare_runs_and_mlflow_to_pandas_read_runs_from_the_store(
+    tracked_run: TrackedJob, tmp_path: Path
+) -> None:
+    run = MlflowClient(tracked_run.tracking_uri).get_run(run_id_of(tracked_run.run_dir))
+    frame = mlflow_to_pandas(run.info.run_name, tracked_run.tracking_uri)  # by name; an id works too
+    evaluations = read_scalars(tracked_run.run_dir)[EVAL_MEAN]
+    curve = frame.loc[EVAL_MEAN]["value"]
+    assert list(curve.index) == [STEPS_PER_EPOCH * epoch for epoch, _ in evaluations]
+    assert list(curve) == pytest.approx([value for _, value in evaluations], rel=1e-6)
+    out = tmp_path / "comparison.png"
+    command = [executable("maze-compare-runs"), "--tracking-uri", tracked_run.tracking_uri, run.info.run_id]
+    result = subprocess.run([*command, "--out", str(out)], env=job_env(), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert out.stat().st_size > 0
+    with pytest.raises(RunDataError, match="no MLflow run with the id or name 'no-such-run'"):
+        mlflow_to_pandas("no-such-run", tracked_run.tracking_uri)
+
+
+def test_a_resumed_run_continues_the_same_mlflow_run(tmp_path: Path) -> None:
+    first = maze_run(*TINY_PPO, "algorithm.n_epochs=1", "logger=mlflow", "hydra.run.dir=first", cwd=tmp_path)
+    assert_success(first)
+    resumed = maze_run(
+        *TINY_PPO, "algorithm.n_epochs=2", "logger=mlflow", f"input_dir={tmp_path / 'first'}", "hydra.run.dir=resumed",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert_success(resumed)
+    run_id = run_id_of(tmp_path / "first")
+    assert run_id_of(tmp_path / "resumed") == run_id
+    client = MlflowClient(sqlite_uri(tmp_path))
+    assert len(client.search_runs([client.get_experiment_by_name("maze").experiment_id])) == 1
+    run = client.get_run(run_id)
+    assert run.info.status == "FINISHED"
+    assert run.data.tags["maze.run_dir"] == str(tmp_path / "resumed")
+    assert run.data.params["input_dir"] == ""  # parameters keep the values of the run's start
+    assert [step for step, _ in metric_histories(client, run_id)[TRAIN_MEAN]] == [STEPS_PER_EPOCH, 2 * STEPS_PER_EPOCH]
+
+
+def test_an_unusable_store_gives_one_warning_and_the_training_finishes(tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the store's directory should be")
+    result = maze_run(
+        *TINY_PPO, "algorithm.n_epochs=2", "logger=mlflow", f"logger.tracking_uri=sqlite:///{blocked}/mlflow.db",
+        "hydra.run.dir=run", cwd=tmp_path,
+    )  # fmt: skip
+    assert_success(result)
+    output = result.stdout + result.stderr
+    assert output.count(WARNING) == 1, output[-3000:]
+    assert json.loads((tmp_path / "run" / "training_summary.json").read_text())["epochs"] == 2
+    assert [step for step, _ in read_scalars(tmp_path / "run")[TRAIN_MEAN]] == [1, 2]  # TensorBoard wrote on
+    assert "Traceback" in (tmp_path / "run" / "tracking_mlflow.log").read_text()  # the details are in the log
