@@ -80,6 +80,8 @@ PACKAGES: tuple[Package, ...] = (
         leaves=("rollout",),
         internal_deps=("maze-env",),
         torch_free=True,
+        # extra "ray": the Ray rollout runner imports it lazily (maze.rollout.ray_cluster)
+        optional_third_party=("ray",),
         test_requires=("gymnasium[box2d]", "matplotlib"),  # recorded LunarLander episodes; online rendering
     ),
     Package(
@@ -105,8 +107,9 @@ PACKAGES: tuple[Package, ...] = (
         "maze-train",
         leaves=("train",),
         internal_deps=("maze-perception", "maze-rollout", "maze-viz"),
-        third_party=("tensorboard", "ray", "tqdm"),
-        optional_third_party=("mlflow", "wandb"),  # extras "mlflow", "wandb": the tracking process imports them
+        third_party=("tensorboard", "tqdm"),
+        # extras "mlflow", "wandb": the tracking process imports them; "ray": the Ray runners (lazily)
+        optional_third_party=("mlflow", "wandb", "ray"),
     ),
     Package(
         "maze-rl",

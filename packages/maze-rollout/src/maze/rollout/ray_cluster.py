@@ -1,0 +1,181 @@
+"""The one way every maze Ray runner reaches Ray: import it lazily, connect to (or start) it, configure actors.
+
+Ray is an optional extra (``maze-rollout[ray]``, ``maze-train[ray]``): nothing here imports
+it at module level, and :func:`import_ray` turns its absence into one
+:class:`RayNotInstalledError` line that names the extra to install.
+
+:class:`RayCluster` holds the ``runner`` keys shared by all Ray runners and
+:meth:`RayCluster.connected` is the only place that calls ``ray.init``::
+
+    cluster = RayCluster(address=None, init={}, runtime_env=None, max_restarts=3)
+    with cluster.connected() as ray:
+        Actor = ray.remote(MyActor).options(**cluster.actor_options(num_cpus=1))
+
+* ``address`` (``runner.ray_address``): a cluster address (``ray://head:10001``, ``auto``,
+  ``head:6379``); None: the ``RAY_ADDRESS`` environment variable, else a local Ray started
+  with this machine's CPUs (and without dashboard), shut down again when the block ends.
+* A process that is already connected (``ray.init`` called by the user, a notebook or a
+  test fixture) keeps its connection: the block neither re-initializes nor shuts it down.
+* ``init`` (``runner.ray_init``): further keyword arguments of ``ray.init``, e.g.
+  ``{runtime_env: {working_dir: .}}`` or ``{num_cpus: 4}``.
+* ``runtime_env`` (``runner.runtime_env``): Ray's runtime environment of the runner's actors
+  (``working_dir``, ``py_modules``, ``pip``, ``env_vars``): how a user's own env and policy
+  modules reach cluster nodes that do not have them installed. Per actor, so it also works
+  in a process that is connected already.
+* ``max_restarts`` (``runner.max_restarts``): how often Ray restarts each actor whose process
+  (or node) died; the runner re-runs or discards the actor's unfinished work.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Optional
+
+from maze.env.errors import ConfigurationError
+from maze.env.utils.factory import to_plain_config
+from maze.rollout._validation import checked_int
+
+__all__ = ["RAY_ADDRESS_VARIABLE", "RAY_EXTRA", "RayCluster", "RayNotInstalledError", "import_ray", "node_id"]
+
+RAY_EXTRA = "maze-rollout[ray]"
+"""The extra that installs Ray for the rollout runner (training runners name ``maze-train[ray]``)."""
+
+RAY_ADDRESS_VARIABLE = "RAY_ADDRESS"
+"""Environment variable with the address of the cluster to use when ``runner.ray_address`` is not set."""
+
+LOCAL_ADDRESS = "local"
+"""``ray.init`` address that starts a new local Ray."""
+
+_LOCAL_DEFAULTS: dict[str, Any] = {"include_dashboard": False}
+"""``ray.init`` arguments of a local Ray (the dashboard costs seconds of start-up and a core's share)."""
+
+
+class RayNotInstalledError(ConfigurationError):
+    """A Ray runner was chosen, but Ray is not installed (the message names the extra)."""
+
+
+def import_ray(component: str, extra: str = RAY_EXTRA) -> ModuleType:
+    """Imports and returns the ``ray`` module.
+
+    Args:
+        component: What needs Ray, for the message (e.g. ``runner=ray``).
+        extra: The pip extra that installs it.
+
+    Raises:
+        RayNotInstalledError: One line naming the extra, when Ray cannot be imported.
+    """
+    try:
+        import ray
+    except ImportError:
+        raise RayNotInstalledError(
+            f"{component} needs Ray, which is not installed here: pip install '{extra}'"
+        ) from None
+    return ray
+
+
+def node_id() -> str:
+    """The id of the Ray node this process runs on (the driver's node in the driver)."""
+    import ray
+
+    return ray.get_runtime_context().get_node_id()
+
+
+@dataclass
+class RayCluster:
+    """The Ray keys of a runner (see the module docs).
+
+    Attributes:
+        address: ``runner.ray_address``; None: ``RAY_ADDRESS``, else a new local Ray.
+        init: ``runner.ray_init``: further ``ray.init`` arguments.
+        runtime_env: ``runner.runtime_env``: the runtime environment of the runner's actors (None: Ray's default).
+        max_restarts: ``runner.max_restarts``: restarts of each actor before the run stops with an error.
+        component: What uses Ray (for messages), e.g. ``runner=ray``.
+        extra: The extra that installs Ray for it.
+
+    Raises:
+        ConfigurationError: For a ``max_restarts`` below 0 or ``init``/``runtime_env`` that are no mappings.
+    """
+
+    address: Optional[str] = None
+    init: Mapping[str, Any] = field(default_factory=dict)
+    runtime_env: Optional[Mapping[str, Any]] = None
+    max_restarts: int = 3
+    component: str = "runner=ray"
+    extra: str = RAY_EXTRA
+
+    def __post_init__(self) -> None:
+        self.max_restarts = checked_int("max_restarts", self.max_restarts, minimum=0)
+        self.init = dict(_mapping("ray_init", to_plain_config(self.init) or {}))
+        if self.runtime_env is not None:
+            self.runtime_env = dict(_mapping("runtime_env", to_plain_config(self.runtime_env)))
+        if self.address is not None and not isinstance(self.address, str):
+            raise ConfigurationError(f"runner.ray_address must be an address string or null, got {self.address!r}")
+
+    def require_ray(self) -> ModuleType:
+        """Imports Ray (see :func:`import_ray`): runners call it when built, so a missing extra fails first."""
+        return import_ray(self.component, self.extra)
+
+    def resolved_address(self) -> str:
+        """The address ``ray.init`` gets: ``address``, else ``RAY_ADDRESS``, else ``local`` (a new local Ray)."""
+        return self.address or os.environ.get(RAY_ADDRESS_VARIABLE) or LOCAL_ADDRESS
+
+    def init_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``ray.init`` (a local Ray also gets this machine's CPUs, no dashboard)."""
+        address = self.resolved_address()
+        arguments: dict[str, Any] = {"address": address}
+        if address == LOCAL_ADDRESS:
+            arguments.update(_LOCAL_DEFAULTS, num_cpus=os.cpu_count() or 1)
+        arguments.update(self.init)
+        return arguments
+
+    @contextmanager
+    def connected(self) -> Iterator[ModuleType]:
+        """Connects to Ray for the block and yields the ``ray`` module.
+
+        A process that is connected already stays connected and keeps its Ray; otherwise
+        the block connects (starting a local Ray if no cluster is named) and disconnects at
+        its end, which also stops a Ray it started, so no Ray process outlives the run.
+
+        Raises:
+            RayNotInstalledError: Ray is not installed.
+            ConfigurationError: ``ray.init`` refused the address or the arguments.
+        """
+        ray = self.require_ray()
+        if ray.is_initialized():
+            yield ray
+            return
+        arguments = self.init_arguments()
+        try:
+            ray.init(**arguments)
+        except (ConnectionError, ValueError, TypeError, RuntimeError) as error:
+            raise ConfigurationError(
+                f"{self.component} could not connect to Ray at {arguments['address']!r} ({type(error).__name__}: "
+                f"{error}); check runner.ray_address (or {RAY_ADDRESS_VARIABLE}) and runner.ray_init"
+            ) from None
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
+
+    def actor_options(self, **options: Any) -> dict[str, Any]:
+        """``ray.remote(...).options`` of an actor of this runner: restarts, runtime env and ``options``.
+
+        Calls are not retried by Ray (``max_task_retries=0``): the runner decides whether the
+        unfinished work of a restarted actor is re-run or discarded, so nothing runs twice
+        without it knowing.
+        """
+        arguments: dict[str, Any] = {"max_restarts": self.max_restarts, "max_task_retries": 0}
+        if self.runtime_env:
+            arguments["runtime_env"] = dict(self.runtime_env)
+        arguments.update(options)
+        return arguments
+
+
+def _mapping(key: str, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(f"runner.{key} must be a mapping of keyword arguments, got {value!r}")
+    return value
