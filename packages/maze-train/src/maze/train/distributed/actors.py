@@ -210,6 +210,10 @@ class DistributedActors(ABC):
         """Outputs waiting for the learner."""
         return 0
 
+    def take_restarts(self) -> int:
+        """Actors restarted since the last call (after their process or node died); 0 where actors are not restarted."""
+        return 0
+
 
 class SequentialDistributedActors(DistributedActors):
     """Actors in this process, stepped in turn with the learner's own policy (always the newest weights).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+from maze.env.log_stats.event_decorators import define_episode_stats, define_epoch_stats, define_step_stats
 from maze.train.event_log import epoch_mean
 from maze.train.trainers.actor_critic.events import ActorCriticEvents
 
@@ -26,6 +28,12 @@ class ImpalaEvents(ActorCriticEvents):
     @epoch_mean
     def queue_size(self, value: float) -> None:
         """Actor outputs waiting in the queue after the learner took its batch."""
+
+    @define_epoch_stats(np.sum)
+    @define_episode_stats(sum)
+    @define_step_stats(sum)
+    def actor_restarts(self, value: int) -> None:
+        """Actors restarted after their process or node died (epoch total; their unfinished rollouts were discarded)."""
 
     @epoch_mean
     def policy_lag(self, value: float) -> None:

@@ -124,6 +124,7 @@ class IMPALA(ActorCritic):
         self.events.record(ImpalaEvents.learner_wait_share, value=(received - start) / max(end - start, 1e-9))
         self.events.record(ImpalaEvents.time_update, value=end - received)
         self.events.record(ImpalaEvents.queue_size, value=self.actors.queue_size())
+        self.events.record(ImpalaEvents.actor_restarts, value=self.actors.take_restarts())
         self.events.record(ImpalaEvents.learning_rate, value=self.optimizer.lr)
         self.events.end_update()
 
