@@ -51,8 +51,10 @@ def tests(session: nox.Session, package: str) -> None:
 def integration(session: nox.Session) -> None:
     """Run the cross-package end-to-end tests in tests/integration against all packages."""
     # pandas, ipywidgets: maze-viz's tensorboard and notebook extras (tests/integration/test_viz_training_runs.py);
-    # box2d: LunarLander-v3 for the imitation workflow (heuristic recordings, BC, fine-tuning)
-    install_packages(session, *PACKAGE_NAMES, extra=("pytest", "pandas", "ipywidgets", "gymnasium[box2d]"))
+    # box2d: LunarLander-v3 for the imitation workflow (heuristic recordings, BC, fine-tuning);
+    # onnx, onnxscript, onnxruntime: maze-perception's and maze-deploy's onnx extras (test_onnx_deployment.py)
+    onnx = ("onnx", "onnxscript", "onnxruntime")
+    install_packages(session, *PACKAGE_NAMES, extra=("pytest", "pandas", "ipywidgets", "gymnasium[box2d]", *onnx))
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
 
