@@ -29,7 +29,9 @@ it at module level, and :func:`import_ray` turns its absence into one
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -39,7 +41,17 @@ from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import to_plain_config
 from maze.rollout._validation import checked_int
 
-__all__ = ["RAY_ADDRESS_VARIABLE", "RAY_EXTRA", "RayCluster", "RayNotInstalledError", "import_ray", "node_id"]
+__all__ = [
+    "RAY_ADDRESS_VARIABLE",
+    "RAY_EXTRA",
+    "ActorRestarts",
+    "RayCluster",
+    "RayNotInstalledError",
+    "actor_start_failure",
+    "import_ray",
+    "new_incarnation",
+    "node_id",
+]
 
 RAY_EXTRA = "maze-rollout[ray]"
 """The extra that installs Ray for the rollout runner (training runners name ``maze-train[ray]``)."""
@@ -49,6 +61,9 @@ RAY_ADDRESS_VARIABLE = "RAY_ADDRESS"
 
 LOCAL_ADDRESS = "local"
 """``ray.init`` address that starts a new local Ray."""
+
+RESTART_POLL_SECONDS = 0.1
+"""Pause before asking an actor again that Ray is restarting."""
 
 _LOCAL_DEFAULTS: dict[str, Any] = {"include_dashboard": False}
 """``ray.init`` arguments of a local Ray (the dashboard costs seconds of start-up and a core's share)."""
@@ -75,6 +90,19 @@ def import_ray(component: str, extra: str = RAY_EXTRA) -> ModuleType:
             f"{component} needs Ray, which is not installed here: pip install '{extra}'"
         ) from None
     return ray
+
+
+def actor_start_failure(what: str, error: Exception) -> str:
+    """The message for an actor that could not be built (Ray does not restart it), e.g. a module missing on its node.
+
+    Args:
+        what: The actor, e.g. ``Actor 1``.
+        error: Ray's error (its text holds the actor's traceback).
+    """
+    return (
+        f"{what} could not be started on its Ray node; the run stopped. If the traceback below names a module of "
+        f"yours that the node lacks, ship it with runner.runtime_env (py_modules or working_dir).\n{error}"
+    )
 
 
 def node_id() -> str:
@@ -179,3 +207,97 @@ def _mapping(key: str, value: Any) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise ConfigurationError(f"runner.{key} must be a mapping of keyword arguments, got {value!r}")
     return value
+
+
+def new_incarnation() -> str:
+    """A fresh id for an actor instance: an actor sends it with every result, so that its restarts show."""
+    return uuid.uuid4().hex
+
+
+class ActorRestarts:
+    """Counts the deaths (and so the restarts) of a runner's Ray actors; stops the run when one died too often.
+
+    A death shows in one of two ways, and each death is counted once: a call fails because
+    its actor died, or (when no call was running) the actor's next result comes from a new
+    instance. For the second, every actor tags its results with the id of its instance
+    (:func:`new_incarnation`, drawn in its constructor). Calls are tagged with the actor's
+    :meth:`generation` when submitted, so that the other calls failing with the same death do
+    not count again, nor do calls that find the actor still restarting (``ActorUnavailableError``),
+    while a call submitted afterwards that fails because the actor died (again, or for good
+    when Ray gave up on it) is the next death.
+
+    Args:
+        max_restarts: ``runner.max_restarts``.
+        error: Builds the run's error from its message (e.g. ``ActorFailedError``).
+        name: The name of an actor in messages, from its index (e.g. ``lambda i: f"Actor {i}"``).
+        lost: What happens to the unfinished work of a dead actor, for the message printed at a death.
+    """
+
+    def __init__(
+        self, max_restarts: int, error: Callable[[str], Exception], name: Callable[[int], str], lost: str
+    ) -> None:
+        self.max_restarts = max_restarts
+        self.error = error
+        self.name = name
+        self.lost = lost
+        self.total = 0
+        """Deaths (restarts) of all actors so far."""
+        self._incarnations: dict[int, str] = {}
+        self._deaths: dict[int, int] = {}
+        self._generations: dict[int, int] = {}
+        self._death_seen: set[int] = set()  # actors whose death a failed call showed; their next instance is expected
+
+    def generation(self, actor: int) -> int:
+        """The tag of a call submitted to ``actor`` now (see :meth:`failed`)."""
+        return self._generations.get(actor, 0)
+
+    def delivered(self, actor: int, incarnation: str) -> None:
+        """Notes a result of ``actor`` from its instance ``incarnation``; a new instance after no failed call is a death.
+
+        Raises:
+            Exception: ``error(message)`` when the actor died more often than ``max_restarts``.
+        """
+        known = self._incarnations.setdefault(actor, incarnation)
+        self._incarnations[actor] = incarnation
+        if known != incarnation and actor not in self._death_seen:
+            self._died(actor, "it died between two calls")
+        self._death_seen.discard(actor)
+
+    def failed(self, actor: int, generation: int, error: Exception) -> None:
+        """Notes a call of ``actor``, submitted in ``generation``, that failed because its process or node died.
+
+        Raises:
+            Exception: ``error(message)`` when the actor died more often than ``max_restarts``.
+        """
+        if generation != self.generation(actor):
+            return  # another call failed with the same death
+        if actor in self._death_seen and _still_restarting(error):
+            time.sleep(RESTART_POLL_SECONDS)  # a request sent while Ray restarts the actor: not another death
+            return
+        self._generations[actor] = generation + 1
+        self._death_seen.add(actor)
+        self._died(actor, type(error).__name__)
+
+    def _died(self, actor: int, how: str) -> None:
+        """Counts a death of ``actor``; raises when it has no restart left."""
+        deaths = self._deaths[actor] = self._deaths.get(actor, 0) + 1
+        if deaths > self.max_restarts:
+            raise self.error(
+                f"{self.name(actor)} died {deaths} times, more than runner.max_restarts={self.max_restarts}; the run "
+                f"stopped. Check the memory and logs of its node (ray logs, the Ray dashboard) and its env, or raise "
+                f"runner.max_restarts. Last failure: {how}"
+            )
+        self.total += 1
+        print(
+            f"{self.name(actor)} died ({how}); Ray restarts it ({deaths} of runner.max_restarts={self.max_restarts}) "
+            f"and {self.lost}",
+            flush=True,
+        )
+
+
+def _still_restarting(error: Exception) -> bool:
+    """Whether Ray says the actor is only unavailable for now (being restarted), not dead again."""
+    import ray.exceptions
+
+    unavailable = getattr(ray.exceptions, "ActorUnavailableError", None)
+    return unavailable is not None and isinstance(error, unavailable)

@@ -30,6 +30,7 @@ from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriter, Tr
 from maze.rollout.episode_loop import run_episode
 from maze.rollout.output_errors import GuardedTrajectoryWriter, RolloutOutputError
 from maze.rollout.parallel_rollout_worker import ExceptionReport
+from maze.rollout.ray_cluster import new_incarnation
 from maze.rollout.rollout_job import RolloutJob
 
 __all__ = ["EpisodeResult", "InputDirSnapshot", "RolloutActor", "STAGING_DIR"]
@@ -107,11 +108,13 @@ class EpisodeResult:
         trajectories: Its trajectory records (empty when not recording, or when written to a shared directory).
         trajectory_files: Paths of the files the actor staged in a shared trajectory directory.
         event_logs: Its event logs (empty when not recording them).
+        incarnation: The id of the actor instance that played it (see :class:`~maze.rollout.ray_cluster.ActorRestarts`).
     """
 
     episode_index: int
     steps: int
     stats: EpisodeStatsBatch
+    incarnation: str = ""
     trajectories: list[TrajectoryRecord] = field(default_factory=list)
     trajectory_files: list[str] = field(default_factory=list)
     event_logs: list[EpisodeEventLog] = field(default_factory=list)
@@ -178,6 +181,7 @@ class RolloutActor:
         trajectory_dir: Optional[str] = None,
     ) -> None:
         self.actor_index = actor_index
+        self.incarnation = new_incarnation()
         self.failure: Optional[ExceptionReport] = None
         self.env: Any = None
         try:
@@ -218,6 +222,7 @@ class RolloutActor:
             episode_index=episode_index,
             steps=steps,
             stats=stats,
+            incarnation=self.incarnation,
             trajectories=[record for record in records if isinstance(record, TrajectoryRecord)],
             trajectory_files=self._staged.take() if self._staged is not None else [],
             event_logs=[record for record in records if isinstance(record, EpisodeEventLog)],

@@ -20,7 +20,7 @@ from maze.rollout.output_errors import RolloutOutputError
 from maze.rollout.parallel_rollout_runner import RolloutWorkerError, _failure_error, _outputs_summary
 from maze.rollout.parallel_rollout_worker import ExceptionReport
 from maze.rollout.progress import RolloutProgress
-from maze.rollout.ray_cluster import RayCluster
+from maze.rollout.ray_cluster import ActorRestarts, RayCluster, actor_start_failure
 from maze.rollout.ray_rollout_actor import EpisodeResult, InputDirSnapshot, RolloutActor
 from maze.rollout.rollout_job import TRAJECTORY_DIR, RolloutJob
 from maze.rollout.rollout_runner import RolloutRunner
@@ -120,7 +120,7 @@ class RayRolloutRunner(RolloutRunner):
                     ray.kill(actor, no_restart=True)
                 self.actors = []
         if self.restarts:
-            print(f"Ray actors restarted {self.restarts} time(s); their unfinished episodes ran again", flush=True)
+            print(f"Ray rollout actors were restarted {self.restarts} time(s)", flush=True)
         events: dict = {}
         for result in results:
             events.update(result.stats.events)
@@ -140,55 +140,46 @@ class RayRolloutRunner(RolloutRunner):
         progress: RolloutProgress,
     ) -> list[EpisodeResult]:
         """Hands out the episodes, re-runs those of dead actors; returns the results in episode order."""
-        pending = deque(range(len(env_seeds)))
-        in_flight: dict[Any, tuple[int, int, int]] = {}  # call -> (actor, episode, actor incarnation)
-        incarnations = [0] * len(self.actors)
+        n = len(env_seeds)
+        pending = deque(range(n))
+        in_flight: dict[Any, tuple[int, int, int]] = {}  # call -> (actor, episode, generation of the actor)
         results: dict[int, EpisodeResult] = {}
+        restarts = ActorRestarts(
+            self.cluster.max_restarts,
+            lambda message: RolloutWorkerError(f"{message}. {_outputs_summary(job, len(results), n, len(results))}"),
+            lambda actor: f"Ray rollout actor {actor}",
+            "its unfinished episodes run again",
+        )
         while pending or in_flight:
             for index, actor in enumerate(self.actors):
                 queued = sum(1 for owner, _, _ in in_flight.values() if owner == index)
                 for _ in range(min(CALLS_IN_FLIGHT - queued, len(pending))):
                     episode = pending.popleft()
                     call = actor.run_episode.remote(episode, env_seeds[episode], agent_seeds[episode])
-                    in_flight[call] = (index, episode, incarnations[index])
+                    in_flight[call] = (index, episode, restarts.generation(index))
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for call in ready:
-                index, episode, incarnation = in_flight.pop(call)
+                index, episode, generation = in_flight.pop(call)
                 try:
                     result = ray.get(call)
                 except ray.exceptions.RayActorError as error:
-                    if incarnation == incarnations[index]:  # the first failed call of this death counts it
-                        incarnations[index] += 1
-                        self.restarts += 1
-                        self._check_restarts(index, incarnations[index], error, job, len(results), len(env_seeds))
-                    pending.appendleft(episode)
+                    if error.actor_init_failed:
+                        raise RolloutWorkerError(actor_start_failure(f"Ray rollout actor {index}", error)) from None
+                    restarts.failed(index, generation, error)
+                    pending.appendleft(episode)  # it left no statistics and no file: it runs again
                     continue
                 except ray.exceptions.RayError as error:
                     raise RolloutWorkerError(f"Ray rollout actor {index} failed: {error}") from None
                 if isinstance(result, ExceptionReport):
-                    outputs = _outputs_summary(job, len(results), len(env_seeds), len(results))
-                    raise _failure_error(result, env_seeds, agent_seeds, outputs)
+                    raise _failure_error(
+                        result, env_seeds, agent_seeds, _outputs_summary(job, len(results), n, len(results))
+                    )
+                restarts.delivered(index, result.incarnation)
                 self._write_outputs(result)
                 results[episode] = result
                 progress.update(1, result.steps)
-        return [results[episode] for episode in range(len(env_seeds))]
-
-    def _check_restarts(
-        self, index: int, deaths: int, error: Exception, job: RolloutJob, done: int, total: int
-    ) -> None:
-        """Reports a restart, or raises when the actor has no restarts left."""
-        if deaths <= self.cluster.max_restarts:
-            print(
-                f"Ray rollout actor {index} died ({type(error).__name__}); Ray restarts it "
-                f"({deaths} of runner.max_restarts={self.cluster.max_restarts}) and its unfinished episodes run again",
-                flush=True,
-            )
-            return
-        raise RolloutWorkerError(
-            f"Ray rollout actor {index} died {deaths} times, more than runner.max_restarts="
-            f"{self.cluster.max_restarts}; the rollout stopped. Check the memory and logs of the node it ran on "
-            f"(ray logs, the Ray dashboard), or raise runner.max_restarts. {_outputs_summary(job, done, total, done)}"
-        )
+                self.restarts = restarts.total
+        return [results[episode] for episode in range(n)]
 
     def _write_outputs(self, result: EpisodeResult) -> None:
         """Writes the episode's records through the head's writers; moves its staged files into place."""

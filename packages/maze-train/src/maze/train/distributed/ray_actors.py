@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 import torch
-from maze.rollout.ray_cluster import RayCluster
+from maze.rollout.ray_cluster import ActorRestarts, RayCluster, actor_start_failure, new_incarnation
 from maze.train.distributed.actors import ActorOutput, DistributedActors, act_once, actor_collector
 from maze.train.distributed.subproc_actors import ActorFailedError
 
@@ -78,13 +78,18 @@ class ImpalaRayActor:
         self.collector = actor_collector(env_factory, n_rollout_steps, seeds)
         self.behaviour_log_probs = behaviour_log_probs
         self.version = -1
+        self.incarnation = new_incarnation()
 
-    def rollout(self, weights: PolicyWeights, version: int) -> ActorOutput:
-        """One rollout with the weights of ``version`` (loaded first unless the actor has them)."""
+    def rollout(self, weights: PolicyWeights, version: int) -> tuple[str, ActorOutput]:
+        """One rollout with the weights of ``version`` (loaded first unless the actor has them).
+
+        Returns:
+            The id of this actor instance (restarts show as new ids) and the rollout.
+        """
         if version != self.version:
             load_policy_weights(self.policy, weights)
             self.version = version
-        return act_once(self.collector, self.policy, version, self.actor, self.behaviour_log_probs)
+        return self.incarnation, act_once(self.collector, self.policy, version, self.actor, self.behaviour_log_probs)
 
     def pid(self) -> int:
         """The process id of the actor (tests kill it)."""
@@ -117,9 +122,14 @@ class RayDistributedActors(DistributedActors):
         self.actors: list[Any] = []
         """The Ray actor handles (while started)."""
         self._stack = ExitStack()
-        self._in_flight: dict[Any, tuple[int, int]] = {}  # rollout request -> (actor, actor incarnation)
-        self._incarnations: list[int] = []
-        self._restarts = 0
+        self._in_flight: dict[Any, tuple[int, int]] = {}  # rollout request -> (actor, its restart generation)
+        self._restarts = ActorRestarts(
+            cluster.max_restarts,
+            ActorFailedError,
+            lambda actor: f"Actor {actor}",
+            "its unfinished rollout is discarded",
+        )
+        self._restarts_taken = 0
         self._weights: Any = None
 
     def start(self) -> None:
@@ -140,7 +150,6 @@ class RayDistributedActors(DistributedActors):
             )
             for actor in range(self.num_actors)
         ]
-        self._incarnations = [0] * self.num_actors
         for actor in range(self.num_actors):
             self._request(actor)
 
@@ -169,13 +178,18 @@ class RayDistributedActors(DistributedActors):
         while len(outputs) < self.actors_batch_size:
             ready, _ = self._ray.wait(list(self._in_flight), num_returns=1)
             for request in ready:
-                actor, incarnation = self._in_flight.pop(request)
+                actor, generation = self._in_flight.pop(request)
                 try:
-                    outputs.append(self._ray.get(request))
+                    incarnation, output = self._ray.get(request)
                 except exceptions.RayActorError as error:
-                    self._actor_died(actor, incarnation, error)
+                    if error.actor_init_failed:
+                        raise ActorFailedError(actor_start_failure(f"Actor {actor}", error)) from None
+                    self._restarts.failed(actor, generation, error)  # the rollout never reached the learner
                 except exceptions.RayTaskError as error:
                     raise ActorFailedError(f"Actor {actor} failed; training stopped. {error}") from None
+                else:
+                    self._restarts.delivered(actor, incarnation)
+                    outputs.append(output)
                 self._request(actor)
         return outputs
 
@@ -186,28 +200,10 @@ class RayDistributedActors(DistributedActors):
 
     def take_restarts(self) -> int:
         """Actor restarts since the last call."""
-        restarts, self._restarts = self._restarts, 0
+        restarts = self._restarts.total - self._restarts_taken
+        self._restarts_taken = self._restarts.total
         return restarts
 
     def _request(self, actor: int) -> None:
         request = self.actors[actor].rollout.remote(self._weights, self.policy_version)
-        self._in_flight[request] = (actor, self._incarnations[actor])
-
-    def _actor_died(self, actor: int, incarnation: int, error: Exception) -> None:
-        """Counts the death of ``actor`` (once) and discards its rollout; raises when no restart is left."""
-        if incarnation != self._incarnations[actor]:
-            return
-        self._incarnations[actor] += 1
-        deaths = self._incarnations[actor]
-        if deaths > self.cluster.max_restarts:
-            raise ActorFailedError(
-                f"Actor {actor} died {deaths} times, more than runner.max_restarts={self.cluster.max_restarts}; "
-                f"training stopped. Check the memory and logs of its node (ray logs, the Ray dashboard) and its env, "
-                f"or raise runner.max_restarts. Last failure: {type(error).__name__}"
-            )
-        self._restarts += 1
-        print(
-            f"Actor {actor} died ({type(error).__name__}); Ray restarts it ({deaths} of runner.max_restarts="
-            f"{self.cluster.max_restarts}); its unfinished rollout is discarded",
-            flush=True,
-        )
+        self._in_flight[request] = (actor, self._restarts.generation(actor))

@@ -29,7 +29,7 @@ from typing import Any, Optional
 
 import numpy as np
 from maze.env.errors import EnvWorkerError
-from maze.rollout.ray_cluster import RayCluster, node_id
+from maze.rollout.ray_cluster import ActorRestarts, RayCluster, actor_start_failure, new_incarnation, node_id
 from maze.train.trainers.es.es_distributed_rollouts import ESDistributedRollouts, ESRolloutResult
 from maze.train.trainers.es.es_rollout_worker import ESRolloutWorkerWrapper, ESWorkerFactory
 from maze.train.trainers.es.es_shared_noise_table import SharedNoiseTable
@@ -115,12 +115,16 @@ class ESRayWorker:
             worker_factory.env_factory(), worker_factory.policy_factory, table, worker_factory.policy_wrapper
         )
         self.worker.reset(seed=seed)
+        self.incarnation = new_incarnation()
 
     def generate_training_pair(
         self, flat_parameters: np.ndarray, noise_stddev: float, max_steps: int
-    ) -> ESRolloutResult:
-        """One antithetic pair (see :meth:`ESRolloutWorkerWrapper.generate_training_pair`)."""
-        return self.worker.generate_training_pair(flat_parameters, noise_stddev, max_steps)
+    ) -> tuple[str, ESRolloutResult]:
+        """The id of this actor instance (restarts show as new ids) and one antithetic pair.
+
+        See :meth:`ESRolloutWorkerWrapper.generate_training_pair`.
+        """
+        return self.incarnation, self.worker.generate_training_pair(flat_parameters, noise_stddev, max_steps)
 
     def pid(self) -> int:
         """The process id of the actor (tests kill it)."""
@@ -143,8 +147,10 @@ class ESRayDistributedRollouts(ESDistributedRollouts):
         self, worker_factory: ESWorkerFactory, seeds: Sequence[int], cluster: RayCluster, num_cpus_per_worker: float = 1
     ) -> None:
         self.cluster = cluster
-        self.restarts = 0
-        """Worker restarts so far."""
+        self.restarts = ActorRestarts(
+            cluster.max_restarts, EnvWorkerError, lambda worker: f"ES worker {worker}", "its pair is played again"
+        )
+        """Counts the worker restarts (``restarts.total``)."""
         self._stack = ExitStack()
         ray = self._ray = self._stack.enter_context(cluster.connected())
         try:
@@ -162,7 +168,6 @@ class ESRayDistributedRollouts(ESDistributedRollouts):
             )
             worker_class = ray.remote(ESRayWorker).options(**cluster.actor_options(num_cpus=num_cpus_per_worker))
             self.workers = [worker_class.remote(shipped, self._directory, seed) for seed in seeds]
-            self._deaths = [0] * len(self.workers)
         except BaseException:
             self._stack.close()
             raise
@@ -184,29 +189,19 @@ class ESRayDistributedRollouts(ESDistributedRollouts):
                 for index, (worker, result) in enumerate(zip(self.workers, results, strict=True))
                 if result is None
             }
+            generations = {index: self.restarts.generation(index) for index in calls.values()}
             for call, index in calls.items():
                 try:
-                    results[index] = self._ray.get(call)
+                    incarnation, results[index] = self._ray.get(call)
                 except self._ray.exceptions.RayActorError as error:
-                    self._worker_died(index, error)
+                    if error.actor_init_failed:
+                        raise EnvWorkerError(actor_start_failure(f"ES worker {index}", error)) from None
+                    self.restarts.failed(index, generations[index], error)
                 except self._ray.exceptions.RayTaskError as error:
                     raise EnvWorkerError(f"ES worker {index} failed; training stopped. {error}") from None
+                else:
+                    self.restarts.delivered(index, incarnation)
         return [result for result in results if result is not None]
-
-    def _worker_died(self, index: int, error: Exception) -> None:
-        self._deaths[index] += 1
-        if self._deaths[index] > self.cluster.max_restarts:
-            raise EnvWorkerError(
-                f"ES worker {index} died {self._deaths[index]} times, more than runner.max_restarts="
-                f"{self.cluster.max_restarts}; training stopped. Check the memory and logs of its node (ray logs, "
-                f"the Ray dashboard) and its env, or raise runner.max_restarts. Last failure: {type(error).__name__}"
-            )
-        self.restarts += 1
-        print(
-            f"ES worker {index} died ({type(error).__name__}); Ray restarts it ({self._deaths[index]} of "
-            f"runner.max_restarts={self.cluster.max_restarts}) and its unfinished pair is played again",
-            flush=True,
-        )
 
     def close(self) -> None:
         """Ends the workers and the noise tables' holders; disconnects (a Ray started for the run stops)."""
