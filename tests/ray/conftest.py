@@ -7,7 +7,9 @@ session shares them:
   ``ray_address`` find the connection and use it (they neither start nor stop Ray).
 * ``ray_cluster``: the process is connected to a ``ray.cluster_utils.Cluster`` of a head node
   and one worker node (1 CPU each, so two 1-CPU actors land on different nodes); the
-  fixture's value is the cluster.
+  fixture's value is the cluster. A test may disconnect (``ray.shutdown()``) to let a runner
+  connect by ``ray_address=cluster.address`` as users do (e.g. with a job ``runtime_env``);
+  the cluster keeps running and the next test is connected again.
 
 A process connects to one Ray at a time: the tests that use ``ray_cluster`` run after all
 others (see :func:`pytest_collection_modifyitems`), so each Ray starts once. At the end of
@@ -58,7 +60,9 @@ class RayConnections:
         return ray
 
     def two_nodes(self) -> Cluster:
-        """Connects to the simulated two-node cluster (started now); returns it."""
+        """Connects to the simulated two-node cluster (started now unless it runs); returns it."""
+        if self.connected_to == "cluster" and not ray.is_initialized():  # a runner connected and disconnected
+            ray.init(address=self.cluster.address)
         if self.connected_to != "cluster":
             self._disconnect()
             self.cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "temp_dir": str(self.temp_dir)})

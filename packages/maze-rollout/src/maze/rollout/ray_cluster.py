@@ -18,10 +18,12 @@ it at module level, and :func:`import_ray` turns its absence into one
   test fixture) keeps its connection: the block neither re-initializes nor shuts it down.
 * ``init`` (``runner.ray_init``): further keyword arguments of ``ray.init``, e.g.
   ``{runtime_env: {working_dir: .}}`` or ``{num_cpus: 4}``.
-* ``runtime_env`` (``runner.runtime_env``): Ray's runtime environment of the runner's actors
-  (``working_dir``, ``py_modules``, ``pip``, ``env_vars``): how a user's own env and policy
-  modules reach cluster nodes that do not have them installed. Per actor, so it also works
-  in a process that is connected already.
+* ``runtime_env`` (``runner.runtime_env``): Ray's runtime environment (``working_dir``,
+  ``py_modules``, ``pip``, ``env_vars``): how a user's own env and policy modules reach cluster
+  nodes that do not have them installed. It is the job's runtime environment when the runner
+  connects (local directories are uploaded to the cluster then); in a process that is
+  connected already, each actor of the runner gets it (Ray then takes only URIs of uploaded
+  packages, not local directories: pass those to your own ``ray.init``).
 * ``max_restarts`` (``runner.max_restarts``): how often Ray restarts each actor whose process
   (or node) died; the runner re-runs or discards the actor's unfinished work.
 """
@@ -119,7 +121,7 @@ class RayCluster:
     Attributes:
         address: ``runner.ray_address``; None: ``RAY_ADDRESS``, else a new local Ray.
         init: ``runner.ray_init``: further ``ray.init`` arguments.
-        runtime_env: ``runner.runtime_env``: the runtime environment of the runner's actors (None: Ray's default).
+        runtime_env: ``runner.runtime_env``: the job's (or the actors') runtime environment (None: Ray's default).
         max_restarts: ``runner.max_restarts``: restarts of each actor before the run stops with an error.
         component: What uses Ray (for messages), e.g. ``runner=ray``.
         extra: The extra that installs Ray for it.
@@ -134,6 +136,7 @@ class RayCluster:
     max_restarts: int = 3
     component: str = "runner=ray"
     extra: str = RAY_EXTRA
+    _job_runtime_env: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.max_restarts = checked_int("max_restarts", self.max_restarts, minimum=0)
@@ -158,6 +161,8 @@ class RayCluster:
         if address == LOCAL_ADDRESS:
             arguments.update(_LOCAL_DEFAULTS, num_cpus=os.cpu_count() or 1)
         arguments.update(self.init)
+        if self.runtime_env:
+            arguments["runtime_env"] = {**arguments.get("runtime_env", {}), **self.runtime_env}
         return arguments
 
     @contextmanager
@@ -174,9 +179,11 @@ class RayCluster:
         """
         ray = self.require_ray()
         if ray.is_initialized():
+            self._job_runtime_env = False
             yield ray
             return
         arguments = self.init_arguments()
+        self._job_runtime_env = True
         try:
             ray.init(**arguments)
         except (ConnectionError, ValueError, TypeError, RuntimeError) as error:
@@ -192,12 +199,13 @@ class RayCluster:
     def actor_options(self, **options: Any) -> dict[str, Any]:
         """``ray.remote(...).options`` of an actor of this runner: restarts, runtime env and ``options``.
 
-        Calls are not retried by Ray (``max_task_retries=0``): the runner decides whether the
+        The runtime environment goes to the actor only where it is not the job's (see the
+        module docs). Calls are not retried by Ray (``max_task_retries=0``): the runner decides whether the
         unfinished work of a restarted actor is re-run or discarded, so nothing runs twice
         without it knowing.
         """
         arguments: dict[str, Any] = {"max_restarts": self.max_restarts, "max_task_retries": 0}
-        if self.runtime_env:
+        if self.runtime_env and not self._job_runtime_env:
             arguments["runtime_env"] = dict(self.runtime_env)
         arguments.update(options)
         return arguments
@@ -297,7 +305,9 @@ class ActorRestarts:
 
 def _still_restarting(error: Exception) -> bool:
     """Whether Ray says the actor is only unavailable for now (being restarted), not dead again."""
-    import ray.exceptions
-
+    try:
+        import ray.exceptions
+    except ImportError:  # the error did not come from Ray
+        return False
     unavailable = getattr(ray.exceptions, "ActorUnavailableError", None)
     return unavailable is not None and isinstance(error, unavailable)

@@ -1,0 +1,76 @@
+"""The Ray start-up helper without a running Ray: settings, the missing extra, restart counting."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from maze.env.errors import ConfigurationError
+from maze.rollout import RayCluster, RayNotInstalledError, RayRolloutRunner
+from maze.rollout.ray_cluster import ActorRestarts
+
+
+@pytest.fixture
+def without_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Makes ``import ray`` fail, as where the extra is not installed."""
+    monkeypatch.setitem(sys.modules, "ray", None)
+
+
+def test_the_ray_rollout_runner_without_ray_is_one_line_naming_the_extra(without_ray: None) -> None:
+    with pytest.raises(RayNotInstalledError) as caught:
+        RayRolloutRunner(n_episodes=2)
+    assert str(caught.value) == "runner=ray needs Ray, which is not installed here: pip install 'maze-rollout[ray]'"
+
+
+def test_without_an_address_a_local_ray_gets_this_machines_cpus_unless_ray_address_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    arguments = RayCluster(init={"num_cpus": 1}, runtime_env={"py_modules": ["/code/mine"]}).init_arguments()
+    assert arguments == {
+        "address": "local",
+        "include_dashboard": False,
+        "num_cpus": 1,
+        "runtime_env": {"py_modules": ["/code/mine"]},
+    }
+    monkeypatch.setenv("RAY_ADDRESS", "ray://head:10001")
+    assert RayCluster().init_arguments() == {"address": "ray://head:10001"}
+    assert RayCluster(address="auto").init_arguments() == {"address": "auto"}
+
+
+def test_actor_options_restart_actors_but_never_retry_their_calls() -> None:
+    assert RayCluster(max_restarts=5).actor_options(num_cpus=1) == {
+        "max_restarts": 5,
+        "max_task_retries": 0,
+        "num_cpus": 1,
+    }
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"max_restarts": -1}, r"runner.max_restarts must be an int of at least 0"),
+        ({"init": ["num_cpus"]}, r"runner.ray_init must be a mapping"),
+        ({"address": 6379}, r"runner.ray_address must be an address string"),
+    ],
+)
+def test_bad_ray_settings_name_the_key(arguments: dict, message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        RayCluster(**arguments)
+
+
+class _Stopped(Exception):
+    pass
+
+
+def test_each_actor_death_counts_once_and_one_more_than_max_restarts_stops() -> None:
+    restarts = ActorRestarts(1, _Stopped, lambda actor: f"Actor {actor}", "its work runs again")
+    restarts.delivered(0, "first instance")
+    running = restarts.generation(0)
+    restarts.failed(0, running, ConnectionError())
+    restarts.failed(0, running, ConnectionError())  # another call that was running: the same death
+    restarts.delivered(0, "second instance")
+    restarts.delivered(1, "other actor")
+    assert restarts.total == 1
+    with pytest.raises(_Stopped, match=r"^Actor 0 died 2 times, more than runner.max_restarts=1; the run stopped"):
+        restarts.delivered(0, "third instance")  # it died again, between two calls

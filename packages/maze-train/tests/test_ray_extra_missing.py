@@ -1,0 +1,26 @@
+"""Without Ray installed, every Ray training runner fails when it is built, with one line naming the extra."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from maze.rollout import RayNotInstalledError
+from maze.train.trainers.es.es_ray_runner import ESRayRunner
+from maze.train.trainers.impala.impala_ray_runner import ImpalaRayRunner
+
+EXPECTED = "runner=ray needs Ray, which is not installed here: pip install 'maze-train[ray]'"
+
+
+@pytest.mark.parametrize(
+    "build",
+    [lambda: ImpalaRayRunner(trainer_class="maze.train.trainers.impala.IMPALA"), lambda: ESRayRunner()],
+    ids=["impala-ray", "es-ray"],
+)
+def test_a_ray_training_runner_without_ray_is_one_line_naming_the_extra(
+    build: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(RayNotInstalledError) as caught:
+        build()  # type: ignore[operator]
+    assert str(caught.value) == EXPECTED
