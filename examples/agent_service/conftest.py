@@ -1,0 +1,40 @@
+"""Fixtures of the service tests: the exported tiny CartPole run, the service process on loopback."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+for module in ("fastapi", "uvicorn", "httpx", "onnxruntime"):
+    pytest.importorskip(module, reason="the agent service tests run in the nox session 'service'")
+
+from agent_service.process import ServiceProcess  # noqa: E402
+from tiny_run import train_and_export  # noqa: E402
+
+MODEL_DIR_ENV = "MAZE_SERVICE_MODEL_DIR"
+"""An exported run to serve (the nox session builds it in a torch venv of its own); unset: train one here."""
+
+
+@pytest.fixture(scope="session")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ONNX export of the tiny CartPole run."""
+    given = os.environ.get(MODEL_DIR_ENV)
+    if given:
+        return Path(given)
+    if importlib.util.find_spec("maze.perception") is None:
+        pytest.skip(f"set {MODEL_DIR_ENV} to an ONNX export, or install maze-rl to train one")
+    return train_and_export(tmp_path_factory.mktemp("tiny_run") / "run")
+
+
+def serve(model_dir: Path, directory: Path, *args: str) -> Iterator[ServiceProcess]:
+    """The service on a free loopback port with ``args``; stopped afterwards (its output in ``directory``)."""
+    service = ServiceProcess(model_dir, *args, log_path=directory / "service.log")
+    service.start()
+    try:
+        yield service
+    finally:
+        service.stop()
