@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
+from maze.env.errors import ConfigurationError
 from maze.rollout.ray_cluster import RayCluster
 from maze.train.bounds import Bounds
 
-__all__ = ["RAY_TRAIN_EXTRA", "RayTrainingRunnerMixin"]
+__all__ = ["RAY_TRAIN_EXTRA", "RayTrainingRunnerMixin", "no_ray_runner"]
 
 RAY_TRAIN_EXTRA = "maze-train[ray]"
 """The extra that installs Ray for the training runners."""
@@ -45,3 +46,16 @@ class RayTrainingRunnerMixin:
         self.ray_cluster.require_ray()
         self.num_cpus_per_actor = num_cpus_per_actor
         super().__init__(*args, **kwargs)
+
+
+def no_ray_runner(**_: Any) -> NoReturn:
+    """The ``_target_`` of ``runner/ray.yaml`` that an algorithm's (or the rollouts') Ray runner replaces.
+
+    Raises:
+        ConfigurationError: Always: the job has no Ray runner.
+    """
+    raise ConfigurationError(
+        "runner=ray has no Ray runner for this job: Ray runs rollouts (conf_rollout) and trains the algorithms that "
+        "have an algorithm_runner/<algorithm>-ray.yaml in maze.conf (e.g. algorithm=impala, algorithm=es); use "
+        "runner=local or runner=dev for the others"
+    )
