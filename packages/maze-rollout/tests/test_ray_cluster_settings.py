@@ -1,13 +1,18 @@
-"""The Ray start-up helper without a running Ray: settings, the missing extra, restart counting."""
+"""The Ray pieces that need no running Ray: settings, the missing extra, restart counting, shipped input dirs."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 from maze.env.errors import ConfigurationError
-from maze.rollout import RayCluster, RayNotInstalledError, RayRolloutRunner
+from maze.rollout import RayCluster, RayNotInstalledError, RayRolloutRunner, RolloutJob
 from maze.rollout.ray_cluster import ActorRestarts
+from maze.rollout.ray_rollout_actor import InputDirSnapshot
+
+CARTPOLE = {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "CartPole-v1"}
 
 
 @pytest.fixture
@@ -74,3 +79,23 @@ def test_each_actor_death_counts_once_and_one_more_than_max_restarts_stops() -> 
     assert restarts.total == 1
     with pytest.raises(_Stopped, match=r"^Actor 0 died 2 times, more than runner.max_restarts=1; the run stopped"):
         restarts.delivered(0, "third instance")  # it died again, between two calls
+
+
+def test_an_actor_on_a_node_without_the_input_dir_loads_the_policy_from_the_shipped_files(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "state_dict.pt").write_bytes(b"weights")
+    (run_dir / "events.out.tfevents.1").write_bytes(b"not shipped")
+    agent = {"_target_": "my.Policy", "state_dict_file": f"{run_dir}/state_dict.pt", "others": [f"{run_dir}x"]}
+    job = RolloutJob(CARTPOLE, None, agent, 0, True, False, False, tmp_path, input_dir=run_dir)
+    snapshot = InputDirSnapshot.of(run_dir)
+    assert set(snapshot.files) == {"state_dict.pt"}
+    assert snapshot.localize(job) is job  # the directory exists here
+
+    shutil.rmtree(run_dir)  # as on another node
+    local = snapshot.localize(job)
+
+    assert local.input_dir != run_dir and (local.input_dir / "state_dict.pt").read_bytes() == b"weights"
+    assert local.agent["state_dict_file"] == f"{local.input_dir}/state_dict.pt"
+    assert local.agent["others"] == [f"{run_dir}x"]  # another directory's path stays
+    shutil.rmtree(local.input_dir)
