@@ -20,7 +20,7 @@ CONSTRAINTS = ("-c", str(ROOT / "tools" / "constraints.txt"))
 PYTHON = "3.11"
 PACKAGE_NAMES = [package.name for package in PACKAGES]
 
-nox.options.sessions = ["lint", "boundaries", "tests", "examples", "integration", "build"]
+nox.options.sessions = ["lint", "boundaries", "tests", "examples", "integration", "ray", "build"]
 nox.options.error_on_missing_interpreters = True
 
 
@@ -113,6 +113,19 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("python", str(ROOT / "tools" / "check_ci_command.py"))
+
+
+@nox.session(python=PYTHON)
+def ray(session: nox.Session) -> None:
+    """Scale-out on Ray (tests/ray): one local 2-CPU Ray and one simulated two-node cluster for the whole session.
+
+    maze-rollout and maze-train are installed with their ``ray`` extras, so the extras' declarations are tested too.
+    """
+    extras = (f"{by_name('maze-rollout').path}[ray]", f"{by_name('maze-train').path}[ray]")
+    install_packages(session, "maze-rl", extra=("pytest", *extras))
+    session.chdir(ROOT)
+    env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/ray", *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)
