@@ -20,7 +20,7 @@ CONSTRAINTS = ("-c", str(ROOT / "tools" / "constraints.txt"))
 PYTHON = "3.11"
 PACKAGE_NAMES = [package.name for package in PACKAGES]
 
-nox.options.sessions = ["lint", "boundaries", "tests", "examples", "integration", "ray", "build"]
+nox.options.sessions = ["lint", "boundaries", "tests", "examples", "service", "integration", "ray", "build"]
 nox.options.error_on_missing_interpreters = True
 
 
@@ -73,7 +73,48 @@ def examples(session: nox.Session) -> None:
         extra=("pytest", "matplotlib", "ipywidgets", "nbclient", "ipykernel", "stable-baselines3"),
     )
     session.chdir(ROOT)
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "examples", *session.posargs, env={"MPLBACKEND": "Agg"})
+    # examples/agent_service runs in the session 'service' (a torch-free venv of its own)
+    session.run(
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "examples",
+        "--ignore=examples/agent_service",
+        *session.posargs,
+        env={"MPLBACKEND": "Agg"},
+    )
+
+
+@nox.session(python=PYTHON)
+def service(session: nox.Session) -> None:
+    """The reference agent service (examples/agent_service) in a torch-free venv, driven over loopback.
+
+    The tiny CartPole run it serves is trained and exported first, in a venv of its own (maze-rl and
+    maze-perception[onnx]: torch); the session's venv gets only the service's requirements
+    (maze-env, maze-rollout, maze-deploy[onnx], fastapi, uvicorn) and the tests' pytest and httpx.
+    """
+    example = ROOT / "examples" / "agent_service"
+    trainer = Path(session.create_tmp()) / "trainer"
+    session.run("python", "-m", "venv", "--clear", str(trainer))
+    python = str(trainer / "bin" / "python")
+    packages = [
+        f"{package.path}[onnx]" if package.name == "maze-perception" else str(package.path)
+        for package in install_order("maze-rl")
+    ]
+    session.run(python, "-m", "pip", "install", "-q", *CONSTRAINTS, *packages, external=True)
+    run_dir = Path(session.create_tmp()).resolve() / "tiny_run"
+    session.run(python, str(example / "tiny_run.py"), str(run_dir), external=True)
+    deploy = f"{by_name('maze-deploy').path}[onnx]"
+    install_packages(
+        session, "maze-rollout", extra=(deploy, "-r", str(example / "requirements.txt"), "pytest", "httpx")
+    )
+    session.run(
+        "python", "-I", "-c", "import importlib.util as u; assert u.find_spec('torch') is None, 'torch is installed'"
+    )
+    session.chdir(ROOT)
+    env = {"MAZE_SERVICE_MODEL_DIR": str(run_dir / "onnx"), "OMP_NUM_THREADS": "1"}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", str(example), *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)
@@ -144,6 +185,7 @@ def bench(session: nox.Session) -> None:
     maze-rl pulls in every maze package; stable-baselines3 and sb3-contrib (the training
     benchmarks' peers) go only into this venv, constrained so torch stays at the pinned CPU build.
     """
-    install_packages(session, "maze-rl", extra=("stable-baselines3", "sb3-contrib"))
+    serving = ("onnx", "onnxscript", "onnxruntime", "fastapi", "uvicorn", "httpx")  # deploy: ONNX export, agent service
+    install_packages(session, "maze-rl", extra=("stable-baselines3", "sb3-contrib", *serving))
     session.chdir(ROOT)
     session.run("python", "-m", "tools.bench", *session.posargs, env={"OMP_NUM_THREADS": "1"})
