@@ -20,7 +20,7 @@ CONSTRAINTS = ("-c", str(ROOT / "tools" / "constraints.txt"))
 PYTHON = "3.11"
 PACKAGE_NAMES = [package.name for package in PACKAGES]
 
-nox.options.sessions = ["lint", "boundaries", "tests", "examples", "service", "integration", "ray", "build"]
+nox.options.sessions = ["lint", "boundaries", "tests", "examples", "service", "integration", "tracking", "ray", "build"]
 nox.options.error_on_missing_interpreters = True
 
 
@@ -57,6 +57,19 @@ def integration(session: nox.Session) -> None:
     install_packages(session, *PACKAGE_NAMES, extra=("pytest", "pandas", "ipywidgets", "gymnasium[box2d]", *onnx))
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def tracking(session: nox.Session) -> None:
+    """Experiment tracking (tests/tracking): a real MLflow SQLite store and ``mlflow server``, W&B offline.
+
+    maze-train and maze-viz are installed with their tracking extras, so the extras' declarations are tested too.
+    """
+    extras = (f"{by_name('maze-train').path}[mlflow,wandb]", f"{by_name('maze-viz').path}[mlflow,tensorboard]")
+    install_packages(session, "maze-rl", extra=("pytest", *extras))
+    session.chdir(ROOT)
+    env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "WANDB_MODE": "offline"}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/tracking", *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)
@@ -185,7 +198,8 @@ def bench(session: nox.Session) -> None:
     maze-rl pulls in every maze package; stable-baselines3 and sb3-contrib (the training
     benchmarks' peers) go only into this venv, constrained so torch stays at the pinned CPU build.
     """
+    tracking = f"{by_name('maze-train').path}[mlflow,wandb]"  # the tracking benchmark's loggers
     serving = ("onnx", "onnxscript", "onnxruntime", "fastapi", "uvicorn", "httpx")  # deploy: ONNX export, agent service
-    install_packages(session, "maze-rl", extra=("stable-baselines3", "sb3-contrib", *serving))
+    install_packages(session, "maze-rl", extra=("stable-baselines3", "sb3-contrib", tracking, *serving))
     session.chdir(ROOT)
     session.run("python", "-m", "tools.bench", *session.posargs, env={"OMP_NUM_THREADS": "1"})

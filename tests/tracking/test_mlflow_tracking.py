@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -132,3 +134,27 @@ def test_an_unusable_store_gives_one_warning_and_the_training_finishes(tmp_path:
     assert json.loads((tmp_path / "run" / "training_summary.json").read_text())["epochs"] == 2
     assert [step for step, _ in read_scalars(tmp_path / "run")[TRAIN_MEAN]] == [1, 2]  # TensorBoard wrote on
     assert "Traceback" in (tmp_path / "run" / "tracking_mlflow.log").read_text()  # the details are in the log
+
+
+def test_ctrl_c_ends_the_mlflow_run_as_killed_after_logging_what_was_trained(tmp_path: Path) -> None:
+    command = [executable("maze-run"), *TINY_PPO, "algorithm.n_epochs=50", "logger=mlflow", "hydra.run.dir=run"]
+    job = subprocess.Popen(
+        command, cwd=tmp_path, env=job_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,  # its own process group, which Ctrl-C in a terminal signals as a whole
+    )  # fmt: skip
+    output = ""
+    for line in job.stdout:
+        output += line
+        if line.startswith("********** Iteration 3"):
+            break
+    os.killpg(job.pid, signal.SIGINT)  # the training and its tracking process, like Ctrl-C
+    output += job.communicate(timeout=600)[0]
+    assert job.returncode == 130, output[-3000:]
+    assert WARNING not in output
+    client = MlflowClient(sqlite_uri(tmp_path))
+    run_id = run_id_of(tmp_path / "run")
+    assert client.get_run(run_id).info.status == "KILLED"
+    steps = [step for step, _ in metric_histories(client, run_id)[TRAIN_MEAN]]
+    assert steps == [STEPS_PER_EPOCH * epoch for epoch, _ in read_scalars(tmp_path / "run")[TRAIN_MEAN]]
+    assert len(steps) >= 3
+    assert "state_dict.pt" in {artifact.path for artifact in client.list_artifacts(run_id)}

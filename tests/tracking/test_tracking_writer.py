@@ -9,6 +9,7 @@ import pytest
 from maze.env.errors import ConfigurationError
 from maze.env.log_stats.log_stats import LogStatsKey
 from maze.train.tracking import TrackedRun, TrackingWriter, start_tracking
+from maze.train.tracking.process import claim, prestart
 from maze.train.tracking.run_info import flatten_params, metric_name
 from mlflow.tracking import MlflowClient
 from tracking_support import metric_histories
@@ -60,6 +61,23 @@ def test_the_run_status_follows_the_exception_being_handled_at_close(
             "epoch": [(100, 1.0)],
         },
     )
+
+
+def test_the_writer_of_a_run_claims_the_process_prestarted_for_it_and_lets_others_go(
+    store: str, tmp_path: Path
+) -> None:
+    settings = {"tracking_uri": store, "experiment_name": "prestart"}
+    prestarted = prestart("mlflow", settings, tmp_path)
+    assert claim("mlflow", settings, tmp_path) is prestarted
+    (tmp_path / "elsewhere").mkdir()
+    elsewhere = prestart("mlflow", settings, tmp_path / "elsewhere")
+    claimed = claim("mlflow", settings, tmp_path)  # another run directory: a new process, the other one ends
+    assert claimed is not elsewhere
+    assert elsewhere.popen.wait(timeout=120) == 0
+    for process in (prestarted, claimed):  # connected, but never started a run
+        assert process.finish({"op": "finish", "status": "finished"}, timeout=120) == ([], None)
+    client = MlflowClient(store)
+    assert client.search_runs([client.get_experiment_by_name("prestart").experiment_id]) == []
 
 
 def test_a_missing_extra_is_one_configuration_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

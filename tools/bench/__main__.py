@@ -20,6 +20,7 @@ from . import (
     rollout_bench,
     sac_bench,
     sac_update_bench,
+    tracking_bench,
     train_bench,
 )
 from .harness import Row, markdown_table, write_results
@@ -64,6 +65,7 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
     "impala": impala_bench.main,  # IMPALA time-to-solve against SB3 and maze PPO
     "sac": sac_bench.main,  # time to -200 on Pendulum against SB3 SAC
+    "tracking": tracking_bench.main,  # the quick-start command with logger=mlflow / wandb against TensorBoard only
 }
 """Suites that run their own subprocesses and write their own tables: name -> ``main(quick)``."""
 

@@ -212,7 +212,7 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
     from hydra.utils import get_original_cwd
     from maze.rl.job_output import tee_output_to_job_log
     from maze.rl.run import maze_run, prepare_config
-    from maze.rl.tracking import add_sweep_context
+    from maze.rl.tracking import prepare_tracking
     from omegaconf import OmegaConf
 
     hydra_config = HydraConfig.get()
@@ -224,7 +224,7 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
                 print(f"Note: the {sweeper} sweep configured here runs only with --multirun; this is one plain job")
             _drop_replaced_group_keys(cfg, hydra_config)
             cfg = prepare_config(cfg, get_original_cwd())
-            add_sweep_context(cfg, hydra_config)  # a tracked sweep job: one run under the sweep's parent
+            prepare_tracking(cfg, hydra_config)  # trackers: start their processes now, tell sweep jobs their sweep
             print(OmegaConf.to_yaml(cfg), flush=True)
             return maze_run(cfg)
         except KeyboardInterrupt as interruption:

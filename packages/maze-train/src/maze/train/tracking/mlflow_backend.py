@@ -63,7 +63,7 @@ def _file_lock(path: Path) -> Iterator[None]:
 
 
 class MLflowBackend:
-    """Tracks one training run in MLflow.
+    """Tracks one training run in MLflow; connecting (import, store, experiment) happens at construction.
 
     Args:
         settings: The ``logger`` config: ``tracking_uri`` (resolved: never None here) and
@@ -73,24 +73,25 @@ class MLflowBackend:
     def __init__(self, settings: dict[str, Any]) -> None:
         for variable, value in _HTTP_DEFAULTS.items():
             os.environ.setdefault(variable, value)
+        from mlflow.tracking import MlflowClient
+
         self.tracking_uri = str(settings["tracking_uri"])
         self.experiment_name = str(settings.get("experiment_name") or "maze")
-        self.client: Any = None
+        store = sqlite_store_path(self.tracking_uri)
+        with _file_lock(store.with_name(store.name + ".lock")) if store else contextlib.nullcontext():
+            self.client = MlflowClient(self.tracking_uri)  # a new store gets its tables at first use: one at a time
+            self.experiment_id = self._experiment_id(store)
         self.run_id = ""
         self.parent_id: Optional[str] = None
         self._steps_seen: set[int] = set()
         self.run_dir = Path()
 
-    def start(self, run: dict[str, Any]) -> str:
-        """Creates (or, for a resumed run, reopens) the MLflow run and logs parameters and tags; returns its id."""
-        from mlflow.tracking import MlflowClient
+    def start(self, run: dict[str, Any]) -> None:
+        """Creates (or, for a resumed run, reopens) the MLflow run, logs parameters and tags and records its id."""
         from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID
 
         self.run_dir = Path(run["run_dir"])
-        store = sqlite_store_path(self.tracking_uri)
-        with _file_lock(store.with_name(store.name + ".lock")) if store else contextlib.nullcontext():
-            self.client = MlflowClient(self.tracking_uri)  # a new SQLite store gets its tables here, one job at a time
-            experiment_id = self._experiment_id(store)
+        experiment_id = self.experiment_id
         tags = {**run["tags"], "maze.run_dir": str(self.run_dir)}
         if run.get("sweep"):
             self.parent_id = self._sweep_parent(experiment_id, run["sweep"])
@@ -103,10 +104,9 @@ class MLflowBackend:
             self.client.update_run(self.run_id, status="RUNNING")
             params = {key: value for key, value in params.items() if key not in resumed.data.params}
         else:
-            self.run_id = self.client.create_run(experiment_id, tags=tags, run_name=run["name"]).info.run_id
+            self.run_id = self.client.create_run(experiment_id, run_name=run["name"]).info.run_id
         self._log_batch(params=params, tags=tags)
         write_tracked_run_id(self.run_dir, NAME, self.run_id, tracking_uri=self.tracking_uri)
-        return self.run_id
 
     def log_metrics(self, step: int, epoch: int, time_ms: int, values: dict[str, float]) -> None:
         """Logs ``values`` at ``step`` (the env-step count), with the epoch the first time the step comes."""

@@ -4,10 +4,13 @@ Standard library only: the tracking process imports it before its tracking libra
 
 The training process writes one JSON message per line to the tracking process's stdin:
 
-* ``{"op": "start", "settings": {...}, "run": {...}}`` - the logger settings and the
-  :class:`~maze.train.tracking.run_info.TrackedRun`;
+* ``{"op": "connect", "settings": {...}}`` - sent when the process starts: import the
+  library and open the store with the resolved ``logger`` settings;
+* ``{"op": "start", "run": {...}, "artifacts": [...], "summary_file": "..."}`` - the
+  :class:`~maze.train.tracking.run_info.TrackedRun`, the files to
+  upload at the end (names or globs in the run directory) and the training summary's name;
 * ``{"op": "metrics", "step": 8192, "epoch": 2, "time_ms": ..., "values": {"train_...": 1.5}}``;
-* ``{"op": "finish", "status": "finished", "artifacts": ["state_dict.pt", "*.pdf", ...]}``.
+* ``{"op": "finish", "status": "finished"}`` (or ``failed``, ``interrupted``).
 
 The tracking process answers with one JSON event per line on its stdout; the only event is
 ``{"event": "error", "message": "..."}``, after which it drops everything but ``finish``.
@@ -19,10 +22,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional, Union
 
-__all__ = ["STATUSES", "encode", "read_tracked_run_id", "tracked_run_file", "write_tracked_run_id"]
-
-STATUSES = ("finished", "failed", "interrupted")
-"""How a tracked run ends: trained to its end, stopped by an error, or stopped by Ctrl-C / SIGTERM."""
+__all__ = ["encode", "read_tracked_run_id", "tracked_run_file", "write_tracked_run_id"]
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -16,11 +16,45 @@ from pathlib import Path
 from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
+from maze.train.tracking.process import prestart
 from maze.train.tracking.protocol import read_tracked_run_id
 from maze.train.tracking.run_info import describe_run
 from maze.train.tracking.writer import BACKEND_LABELS, TrackingWriter
 
-__all__ = ["default_tracking_uri", "require_extra", "start_tracking"]
+__all__ = [
+    "backend_settings",
+    "default_tracking_uri",
+    "prestart_tracking",
+    "require_extra",
+    "start_tracking",
+    "tracking_backends",
+]
+
+
+def tracking_backends(logger: Any) -> list[str]:
+    """The backends a ``logger`` config names (``mlflow: true``, ``wandb: true``), in a fixed order."""
+    return [name for name in BACKEND_LABELS if isinstance(logger, Mapping) and logger.get(name)]
+
+
+def backend_settings(backend: str, logger: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings a backend's tracking process gets: the ``logger`` config without ``sweep``, MLflow's URI resolved."""
+    settings = {key: value for key, value in logger.items() if key != "sweep"}
+    if backend == "mlflow" and not settings.get("tracking_uri"):
+        settings["tracking_uri"] = default_tracking_uri(settings)
+    return settings
+
+
+def prestart_tracking(cfg: Mapping[str, Any], run_dir: Path) -> None:
+    """Starts the tracking processes of ``cfg["logger"]`` before the job builds anything (see :func:`prestart`).
+
+    ``maze-run`` calls it before the runner imports torch, so MLflow's or W&B's import and
+    connection overlap with the job's start-up on a spare core. Backends whose library is
+    missing are left to :func:`start_tracking`, which names the extra.
+    """
+    logger = cfg.get("logger")
+    for backend in tracking_backends(logger):
+        if _installed(backend):
+            prestart(backend, backend_settings(backend, logger), run_dir)
 
 
 def start_tracking(
@@ -50,7 +84,7 @@ def start_tracking(
         ConfigurationError: A backend's library is not installed (the message names the extra).
     """
     logger = cfg.get("logger")
-    backends = [name for name in BACKEND_LABELS if isinstance(logger, Mapping) and logger.get(name)]
+    backends = tracking_backends(logger)
     for backend in backends:
         require_extra(backend)
     if not backends:
@@ -59,9 +93,7 @@ def start_tracking(
     writers = []
     for backend in backends:
         resume_id = read_tracked_run_id(resumed_from, backend) if resumed_from is not None else None
-        settings = {key: value for key, value in logger.items() if key != "sweep"}
-        if backend == "mlflow" and not settings.get("tracking_uri"):
-            settings["tracking_uri"] = default_tracking_uri(settings)
+        settings = backend_settings(backend, logger)
         tracked = replace(run, resume_id=resume_id)
         writers.append(TrackingWriter(backend, settings, tracked, step_of, artifacts, summary_file))
         print(f"Tracking this run with {writers[-1].label} ({_where(backend, settings)}); log: {writers[-1].log_file}")
@@ -74,15 +106,19 @@ def require_extra(backend: str) -> None:
     Raises:
         ConfigurationError: It is not; the message names the extra of maze-train that installs it.
     """
-    try:
-        found = importlib.util.find_spec(backend) is not None
-    except ValueError:  # a module entry without spec, e.g. one blocked with sys.modules[name] = None
-        found = False
-    if not found:
+    if not _installed(backend):
         raise ConfigurationError(
             f"logger={backend} needs the {backend} package, which maze-train installs only with its {backend!r} "
             f"extra: pip install 'maze-train[{backend}]'"
         )
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported (found without importing it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # a module entry without spec, e.g. one blocked with sys.modules[name] = None
+        return False
 
 
 def default_tracking_uri(logger: Mapping[str, Any]) -> str:

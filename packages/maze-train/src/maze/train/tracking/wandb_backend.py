@@ -29,7 +29,7 @@ _EXIT_CODES = {"finished": 0, "failed": 1, "interrupted": 130}
 
 
 class WandbBackend:
-    """Tracks one training run in Weights & Biases.
+    """Tracks one training run in Weights & Biases; the library is imported at construction.
 
     Args:
         settings: The ``logger`` config: ``project``, ``entity`` (None: the default entity of
@@ -37,13 +37,15 @@ class WandbBackend:
     """
 
     def __init__(self, settings: dict[str, Any]) -> None:
+        import wandb  # noqa: F401 - imported now, while the training starts up; the run starts with `start`
+
         self.project = str(settings.get("project") or "maze")
         self.entity = settings.get("entity")
         self.mode = str(settings.get("mode") or "online")
         self.run: Any = None
 
-    def start(self, run: dict[str, Any]) -> str:
-        """Starts (or resumes) the W&B run with its config and tags; returns its id."""
+    def start(self, run: dict[str, Any]) -> None:
+        """Starts (or resumes) the W&B run with its config and tags and records its id."""
         import wandb
 
         run_dir = Path(run["run_dir"])
@@ -69,7 +71,6 @@ class WandbBackend:
         self.run.define_metric(STEP_METRIC)
         self.run.define_metric("*", step_metric=STEP_METRIC)
         write_tracked_run_id(run_dir, NAME, self.run.id, project=self.project, mode=self.mode)
-        return str(self.run.id)
 
     def log_metrics(self, step: int, epoch: int, time_ms: int, values: dict[str, float]) -> None:
         """Logs one history row: ``values`` with ``step`` (the env-step count) and ``epoch``."""

@@ -1,14 +1,18 @@
 """The tracking process: ``python -m maze.train.tracking.worker {mlflow,wandb}``, started by a TrackingWriter.
 
-It reads the messages of :mod:`maze.train.tracking.protocol` from stdin and makes the
-tracking library's calls, so that importing MLflow (about 1.5 s) or W&B, creating a
-store and every request happen off the training process, at low priority (nice 19): on
-a busy machine the training keeps its cores and the tracking catches up when one is free.
+It reads the messages of :mod:`maze.train.tracking.protocol` from stdin (``connect``
+first, sent as soon as it is started) and makes the tracking library's calls, so that importing MLflow (about 1.5 s) or W&B, creating a
+store and every request happen off the training process, at the lowest priority (Linux's
+``SCHED_IDLE``, else nice 19): on a busy machine the training keeps its cores and the
+tracking catches up when one is free. It stays in the training's session (a session of its
+own would be an autogroup of its own, which Linux schedules beside the training whatever its
+priority) and ignores Ctrl-C and SIGTERM: it ends with ``finish`` or with its stdin.
 
 Its stdout carries the events back; whatever the libraries print goes to stderr, which
 the writer points at ``<run dir>/tracking_<backend>.log``. After the first error the
 process reports it once and drops everything up to ``finish``. When stdin ends without
-``finish`` (the training process was killed), the run ends as ``interrupted``.
+``finish``, a started run ends as ``interrupted`` (the training process was killed) and a
+process that started none just exits (a prestarted process whose job never trained).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -24,7 +29,7 @@ from typing import Any, BinaryIO, Optional
 
 from maze.train.tracking.protocol import encode
 
-__all__ = ["BACKENDS", "TrackingSession", "main"]
+__all__ = ["BACKENDS", "TrackingSession", "lower_priority", "main"]
 
 BACKENDS = {
     "mlflow": ("maze.train.tracking.mlflow_backend", "MLflowBackend"),
@@ -47,6 +52,7 @@ class TrackingSession:
         self.backend_name = backend
         self.events = events
         self.backend: Any = None
+        self.started = False
         self.failed = False
         self.run_dir = Path()
         self.artifacts: list[str] = []
@@ -63,19 +69,25 @@ class TrackingSession:
                 self._fail(error)
         return op == "finish"
 
-    def _start(self, message: dict[str, Any]) -> None:
+    def _connect(self, message: dict[str, Any]) -> None:
         module, name = BACKENDS[self.backend_name]
+        self.backend = getattr(importlib.import_module(module), name)(message["settings"])
+
+    def _start(self, message: dict[str, Any]) -> None:
         self.run_dir = Path(message["run"]["run_dir"])
         self.artifacts = list(message.get("artifacts", []))
         self.summary_file = message.get("summary_file")
-        self.backend = getattr(importlib.import_module(module), name)(message["settings"])
+        self.started = True
         self.backend.start(message["run"])
 
     def _metrics(self, message: dict[str, Any]) -> None:
-        self.step = int(message["step"])
-        self.backend.log_metrics(self.step, int(message["epoch"]), int(message["time_ms"]), message["values"])
+        step = int(message["step"])
+        self.step = max(self.step, step)  # the objective goes at the last step (an evaluation may come late)
+        self.backend.log_metrics(step, int(message["epoch"]), int(message["time_ms"]), message["values"])
 
     def _finish(self, message: dict[str, Any]) -> None:
+        if not self.started:
+            return
         files = artifact_files(self.run_dir, self.artifacts)
         score = objective(self.run_dir / self.summary_file) if self.summary_file else None
         self.backend.finish(message["status"], files, score, self.step)
@@ -109,13 +121,23 @@ def objective(summary_file: Path) -> Optional[float]:
     return float(value) if isinstance(value, (int, float)) else None
 
 
+def lower_priority() -> None:
+    """Runs this process only when a core has nothing else to do (``SCHED_IDLE``; elsewhere nice 19)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):  # not Linux, or not permitted
+        try:
+            os.nice(19)
+        except OSError:
+            pass
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the tracking process for the backend named in ``argv`` (default: the command line)."""
+    for signum in (signal.SIGINT, signal.SIGTERM):  # the training process ends the tracked run (interrupted)
+        signal.signal(signum, signal.SIG_IGN)
+    lower_priority()
     backend = (list(sys.argv[1:]) if argv is None else list(argv))[0]
-    try:
-        os.nice(19)
-    except OSError:  # not permitted here: run at the normal priority
-        pass
     events = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what the libraries print goes to the log, not the events
     session = TrackingSession(backend, events)
