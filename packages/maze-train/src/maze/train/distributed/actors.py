@@ -43,6 +43,8 @@ class ActorOutput:
         actor: Index of the actor.
         rollout_seconds: Seconds the rollout took in the actor.
         episode_stats: Statistics of the episodes that ended in the rollout.
+        incarnation: The id of the actor instance that produced it, where actors are restarted (Ray); a new id
+            means that the actor's envs started over.
     """
 
     rollout: RolloutBatch
@@ -51,6 +53,7 @@ class ActorOutput:
     actor: int
     rollout_seconds: float
     episode_stats: list[EpisodeStatsBatch] = field(default_factory=list)
+    incarnation: Optional[str] = None
 
 
 def actor_collector(

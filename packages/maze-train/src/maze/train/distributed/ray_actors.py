@@ -80,16 +80,18 @@ class ImpalaRayActor:
         self.version = -1
         self.incarnation = new_incarnation()
 
-    def rollout(self, weights: PolicyWeights, version: int) -> tuple[str, ActorOutput]:
+    def rollout(self, weights: PolicyWeights, version: int) -> ActorOutput:
         """One rollout with the weights of ``version`` (loaded first unless the actor has them).
 
         Returns:
-            The id of this actor instance (restarts show as new ids) and the rollout.
+            The rollout, tagged with the id of this actor instance (restarts show as new ids).
         """
         if version != self.version:
             load_policy_weights(self.policy, weights)
             self.version = version
-        return self.incarnation, act_once(self.collector, self.policy, version, self.actor, self.behaviour_log_probs)
+        output = act_once(self.collector, self.policy, version, self.actor, self.behaviour_log_probs)
+        output.incarnation = self.incarnation
+        return output
 
     def pid(self) -> int:
         """The process id of the actor (tests kill it)."""
@@ -180,7 +182,7 @@ class RayDistributedActors(DistributedActors):
             for request in ready:
                 actor, generation = self._in_flight.pop(request)
                 try:
-                    incarnation, output = self._ray.get(request)
+                    output = self._ray.get(request)
                 except exceptions.RayActorError as error:
                     if error.actor_init_failed:
                         raise ActorFailedError(actor_start_failure(f"Actor {actor}", error)) from None
@@ -188,7 +190,7 @@ class RayDistributedActors(DistributedActors):
                 except exceptions.RayTaskError as error:
                     raise ActorFailedError(f"Actor {actor} failed; training stopped. {error}") from None
                 else:
-                    self._restarts.delivered(actor, incarnation)
+                    self._restarts.delivered(actor, output.incarnation)
                     outputs.append(output)
                 self._request(actor)
         return outputs

@@ -33,6 +33,7 @@ from typing import Any, Callable, Optional
 from maze.env.core.actor import StepKeyType
 from maze.env.log_stats.aggregator import EpisodeStatsBatch, LogStatsAggregator
 from maze.env.vector.sequential import SequentialVectorEnv
+from maze.train.distributed.actors import DistributedActors
 from maze.train.distributed.subproc_actors import SubprocDistributedActors
 from maze.train.guards import NonFiniteGuard
 from maze.train.replay.replay_buffer import BaseReplayBuffer
@@ -75,7 +76,7 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         super().__init__(replay_buffers, num_workers, n_rollout_steps)
         self.guard = NonFiniteGuard()
         self.env_steps = 0
-        self.actors = SubprocDistributedActors(
+        self.actors = self._new_actors(
             env_factory,
             policy,
             n_rollout_steps,
@@ -93,7 +94,13 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
             self._splitter
         )
         """One per worker: its consecutive rollouts complete each other's transitions."""
+        self._incarnations: dict[int, Optional[str]] = {}
+        """Worker -> the instance its last rollout came from (a restarted worker's envs start over)."""
         self._started = False
+
+    def _new_actors(self, *args: Any, **kwargs: Any) -> DistributedActors:
+        """The actors that act for the workers: worker processes (a cluster backend overrides this)."""
+        return SubprocDistributedActors(*args, **kwargs)
 
     @property
     def policy(self) -> Any:
@@ -118,6 +125,9 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         added = 0
         for output in outputs:
             self._episode_stats.extend(output.episode_stats)
+            if self._incarnations.setdefault(output.actor, output.incarnation) != output.incarnation:
+                self._incarnations[output.actor] = output.incarnation
+                self._transitions[output.actor] = self._splitter()  # no transition joins two instances' envs
             rollout = output.rollout
             steps = rollout.n_steps * rollout.n_envs
             self.env_steps += steps
@@ -139,6 +149,10 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         """Writes the policy's weights into the workers' shared weights (read before their next rollout)."""
         if self._started:
             self.actors.broadcast_updated_policy(policy)
+
+    def take_restarts(self) -> int:
+        """Workers restarted since the last call (see the actors' ``take_restarts``)."""
+        return self.actors.take_restarts()
 
     def close(self) -> None:
         """Stops the worker processes (none outlives this call) and closes the in-process envs."""

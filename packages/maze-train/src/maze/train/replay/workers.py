@@ -161,6 +161,10 @@ class BaseDistributedWorkersWithBuffer(ABC):
             added += len(batch)
         return added
 
+    def take_restarts(self) -> int:
+        """Workers restarted since the last call (after their process or node died); 0 where none are restarted."""
+        return 0
+
     @abstractmethod
     def close(self) -> None:
         """Stops the workers (no worker process outlives this call)."""

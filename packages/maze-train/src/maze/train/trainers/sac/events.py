@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+from maze.env.log_stats.event_decorators import define_episode_stats, define_epoch_stats, define_step_stats
 from maze.train.event_log import UpdateTimingEvents, epoch_mean
 
 __all__ = ["SACEvents"]
@@ -49,3 +51,9 @@ class SACEvents(UpdateTimingEvents):
     @epoch_mean
     def policy_lag(self, value: float) -> None:
         """Policy broadcasts between the weights a collected rollout was acted with and the learner's (0 in-process)."""
+
+    @define_epoch_stats(np.sum)
+    @define_episode_stats(sum)
+    @define_step_stats(sum)
+    def actor_restarts(self, value: int) -> None:
+        """Workers restarted after their process or node died (epoch total; their unfinished rollouts were discarded)."""

@@ -178,6 +178,7 @@ class SAC(EpochLoopTrainer):
         self.events.record(SACEvents.time_rollout, value=collected - start)
         self.events.record(SACEvents.time_update, value=time.perf_counter() - collected)
         self.events.record(SACEvents.buffer_size, value=self.workers.stored_transitions())
+        self.events.record(SACEvents.actor_restarts, value=self.workers.take_restarts())
         for stats in torch.stack(self._update_stats).tolist() if self._update_stats else ():
             for event, value in zip(_STAT_EVENTS, stats, strict=True):
                 self.events.record(event, value=value)
