@@ -6,16 +6,23 @@ import sys
 
 import pytest
 from maze.rollout import RayNotInstalledError
+from maze.train.trainers.actor_critic.actor_critic_ray_runner import ACRayRunner
 from maze.train.trainers.es.es_ray_runner import ESRayRunner
 from maze.train.trainers.impala.impala_ray_runner import ImpalaRayRunner
+from maze.train.trainers.sac.sac_ray_runner import SACRayRunner
 
 EXPECTED = "runner=ray needs Ray, which is not installed here: pip install 'maze-train[ray]'"
 
 
 @pytest.mark.parametrize(
     "build",
-    [lambda: ImpalaRayRunner(trainer_class="maze.train.trainers.impala.IMPALA"), lambda: ESRayRunner()],
-    ids=["impala-ray", "es-ray"],
+    [
+        lambda: ImpalaRayRunner(trainer_class="maze.train.trainers.impala.IMPALA"),
+        lambda: ESRayRunner(),
+        lambda: SACRayRunner(trainer_class="maze.train.trainers.sac.sac_trainer.SAC"),
+        lambda: ACRayRunner(trainer_class="maze.train.trainers.ppo.PPO"),
+    ],
+    ids=["impala-ray", "es-ray", "sac-ray", "ppo-ray"],
 )
 def test_a_ray_training_runner_without_ray_is_one_line_naming_the_extra(
     build: object, monkeypatch: pytest.MonkeyPatch

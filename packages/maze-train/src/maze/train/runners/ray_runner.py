@@ -56,6 +56,6 @@ def no_ray_runner(**_: Any) -> NoReturn:
     """
     raise ConfigurationError(
         "runner=ray has no Ray runner for this job: Ray runs rollouts (conf_rollout) and trains the algorithms that "
-        "have an algorithm_runner/<algorithm>-ray.yaml in maze.conf (e.g. algorithm=impala, algorithm=es); use "
-        "runner=local or runner=dev for the others"
+        "have an algorithm_runner/<algorithm>-ray.yaml in maze.conf (algorithm=a2c, ppo, impala, sac and es); use "
+        "runner=local or runner=dev for the others (e.g. bc, sacfd)"
     )
