@@ -59,10 +59,8 @@ Reply = tuple[str, Any]
 def env_groups(n_envs: int, n_groups: int) -> list[range]:
     """Splits env indices ``0 .. n_envs - 1`` into ``n_groups`` contiguous ranges whose sizes differ by at most one."""
     size, larger = divmod(n_envs, n_groups)
-    bounds = [0]
-    for group in range(n_groups):
-        bounds.append(bounds[-1] + size + (group < larger))
-    return [range(start, stop) for start, stop in zip(bounds, bounds[1:])]
+    starts = [group * size + min(group, larger) for group in range(n_groups + 1)]
+    return [range(starts[group], starts[group + 1]) for group in range(n_groups)]
 
 
 class RayEnvGroup:
