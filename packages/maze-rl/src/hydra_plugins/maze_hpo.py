@@ -2,7 +2,8 @@
 
 * ``hydra/sweeper=nevergrad``: :class:`MazeNevergradSweeper` (nevergrad optimizers),
 * ``hydra/sweeper=optuna``: :class:`MazeOptunaSweeper` (Optuna samplers),
-* ``hydra/launcher=local``: :class:`MazeLocalLauncher` (jobs in parallel local processes).
+* ``hydra/launcher=local``: :class:`MazeLocalLauncher` (jobs in parallel local processes),
+* ``hydra/launcher=ray``: :class:`MazeRayLauncher` (jobs as Ray tasks, on this machine or a cluster).
 
 Their configs are ``maze/conf/hydra/{sweeper,launcher}/*.yaml``. The work is done by
 :mod:`maze.rl.hpo`, imported when a sweep starts (Hydra imports this module in every app).
@@ -16,7 +17,7 @@ from typing import Any, Optional
 from hydra.plugins.launcher import Launcher
 from hydra.plugins.sweeper import Sweeper
 
-__all__ = ["MazeLocalLauncher", "MazeNevergradSweeper", "MazeOptunaSweeper"]
+__all__ = ["MazeLocalLauncher", "MazeNevergradSweeper", "MazeOptunaSweeper", "MazeRayLauncher"]
 
 
 class MazeLocalLauncher(Launcher):
@@ -44,19 +45,25 @@ class MazeLocalLauncher(Launcher):
         from pathlib import Path
 
         from hydra.core.utils import configure_log, setup_globals
-        from maze.rl.hpo.job_server import JobServer
-        from maze.rl.hpo.launcher import basic_sweep_size, cpus_of_job, parallel_jobs, preload_job_modules
+        from maze.rl.hpo.launcher import basic_sweep_size
         from maze.rl.hpo.sweep import BasicSweepRecorder
 
         setup_globals()
         configure_log(config.hydra.hydra_logging, config.hydra.verbose)
         self.config, self.hydra_context = config, hydra_context
-        self.parallel = parallel_jobs(self.n_jobs, self.cpus_per_job or cpus_of_job(config))
-        drawing = self.parallel > 1
-        self.server = JobServer(hydra_context, task_function, lambda: preload_job_modules(config, drawing=drawing))
+        self.server = self._job_server(hydra_context, task_function, config)
         total_jobs = basic_sweep_size(config, hydra_context.config_loader)
         if total_jobs is not None:
             self.basic_sweep = BasicSweepRecorder(total_jobs, Path(str(config.hydra.sweep.dir)))
+
+    def _job_server(self, hydra_context: Any, task_function: Any, config: Any) -> Any:
+        """Sets :attr:`parallel` and starts the job server that runs the jobs (here: forked local processes)."""
+        from maze.rl.hpo.job_server import JobServer
+        from maze.rl.hpo.launcher import cpus_of_job, parallel_jobs, preload_job_modules
+
+        self.parallel = parallel_jobs(self.n_jobs, self.cpus_per_job or cpus_of_job(config))
+        drawing = self.parallel > 1
+        return JobServer(hydra_context, task_function, lambda: preload_job_modules(config, drawing=drawing))
 
     def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[Any]:
         """Runs the jobs; returns one JobReturn each (failed jobs do not stop the others).
@@ -81,6 +88,37 @@ class MazeLocalLauncher(Launcher):
         parallel = min(self.parallel, max_parallel)
         print(f"[launcher] {parallel} jobs at a time, in {self.config.hydra.sweep.dir}", flush=True)
         return stream_jobs(self.hydra_context, self.server, self.config, next_overrides, initial_job_idx, parallel)
+
+
+class MazeRayLauncher(MazeLocalLauncher):
+    """Runs the jobs of a sweep as Ray tasks, on this machine or a cluster (see :mod:`maze.rl.hpo.ray_jobs`).
+
+    Args:
+        n_jobs: Jobs at once (0: as many as fit the cluster's CPUs).
+        cpus_per_job: CPUs Ray reserves for a job (0: as with the local launcher).
+        ray_address: Cluster to use (None: ``RAY_ADDRESS``, else a local Ray).
+        ray_init: Further ``ray.init`` arguments.
+        runtime_env: Ray runtime environment of the sweep (your own modules for the cluster's nodes).
+    """
+
+    def __init__(
+        self,
+        n_jobs: int = 0,
+        cpus_per_job: int = 0,
+        ray_address: Optional[str] = None,
+        ray_init: Optional[Any] = None,
+        runtime_env: Optional[Any] = None,
+    ) -> None:
+        super().__init__(n_jobs, cpus_per_job)
+        self.ray_settings = {"address": ray_address, "init": ray_init or {}, "runtime_env": runtime_env}
+
+    def _job_server(self, hydra_context: Any, task_function: Any, config: Any) -> Any:
+        """Connects to Ray and sets :attr:`parallel` from the cluster's CPUs."""
+        from maze.rl.hpo.ray_jobs import RayJobServer
+
+        server = RayJobServer(hydra_context, task_function, self.cpus_per_job, config, **self.ray_settings)
+        self.parallel = server.parallel_jobs(self.n_jobs)
+        return server
 
 
 class _MazeSweeper(Sweeper):

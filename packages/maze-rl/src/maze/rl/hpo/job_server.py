@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from omegaconf import DictConfig
 
-__all__ = ["JobOutcome", "JobServer", "JobServerError"]
+__all__ = ["JobOutcome", "JobServer", "JobServerError", "run_job_outcome"]
 
 JobOutcome = Optional[tuple[str, Any]]
 """``("completed", return value)``, ``("failed", message)``, or None: the job's process died before reporting."""
@@ -139,14 +139,28 @@ def _receive(receiver: Any) -> JobOutcome:
 def _run_job(
     sender: Any, server_pipes: tuple[Any, ...], hydra_context: Any, task_function: Any, job_config: DictConfig
 ) -> None:
-    """A job's process: runs the job with Hydra's ``run_job`` and sends ``(status, value or message)``."""
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.core.utils import JobStatus, run_job
-
+    """A job's process: runs the job (:func:`run_job_outcome`) and sends ``(status, value or message)``."""
     for pipe in server_pipes:
         pipe.close()
     devnull = open(os.devnull, "w", encoding="utf-8")  # the job's output goes to its maze_cli.log
     sys.stdout = sys.stderr = devnull
+    outcome = run_job_outcome(hydra_context, task_function, job_config)
+    try:
+        sender.send(outcome)
+    except Exception as error:  # an unpicklable return value
+        sender.send(("failed", f"the job's return value cannot be sent back: {error}"))
+    sender.close()
+
+
+def run_job_outcome(hydra_context: Any, task_function: Any, job_config: DictConfig) -> tuple[str, Any]:
+    """Runs a job as Hydra's basic launcher would (``run_job``: its sweep subdirectory, ``.hydra/``, ``maze_cli.log``).
+
+    Returns:
+        ``("completed", return value)`` or ``("failed", message)``; the job's errors never escape.
+    """
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.core.utils import JobStatus, run_job
+
     try:
         HydraConfig.instance().set_config(job_config)
         result = run_job(
@@ -157,16 +171,10 @@ def _run_job(
             job_subdir_key="hydra.sweep.subdir",
         )
         if result.status == JobStatus.COMPLETED:
-            outcome = ("completed", result._return_value)
-        else:
-            outcome = ("failed", _failure_message(result._return_value))
+            return "completed", result._return_value
+        return "failed", _failure_message(result._return_value)
     except BaseException as error:  # noqa: BLE001 - reported to the launcher, never lost
-        outcome = ("failed", _failure_message(error))
-    try:
-        sender.send(outcome)
-    except Exception as error:  # an unpicklable return value
-        sender.send(("failed", f"the job's return value cannot be sent back: {error}"))
-    sender.close()
+        return "failed", _failure_message(error)
 
 
 def _failure_message(error: BaseException) -> str:
