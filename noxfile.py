@@ -198,7 +198,7 @@ def bench(session: nox.Session) -> None:
     maze-rl pulls in every maze package; stable-baselines3 and sb3-contrib (the training
     benchmarks' peers) go only into this venv, constrained so torch stays at the pinned CPU build.
     """
-    tracking = f"{by_name('maze-train').path}[mlflow,wandb]"  # the tracking benchmark's loggers
+    tracking = f"{by_name('maze-train').path}[mlflow,wandb,ray]"  # the tracking benchmark's loggers; Ray (ray bench)
     serving = ("onnx", "onnxscript", "onnxruntime", "fastapi", "uvicorn", "httpx")  # deploy: ONNX export, agent service
     install_packages(session, "maze-rl", extra=("stable-baselines3", "sb3-contrib", tracking, *serving))
     session.chdir(ROOT)

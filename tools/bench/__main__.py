@@ -17,6 +17,7 @@ from . import (
     impala_bench,
     log_stats_bench,
     policy_bench,
+    ray_bench,
     rollout_bench,
     sac_bench,
     sac_update_bench,
@@ -64,6 +65,7 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "es": es_bench.main,  # ES time-to-solve against sb3-contrib ARS
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
     "impala": impala_bench.main,  # IMPALA time-to-solve against SB3 and maze PPO
+    "ray": ray_bench.main,  # Ray rollouts and IMPALA actors against local processes, ~2 ms env steps; Ray start-up
     "sac": sac_bench.main,  # time to -200 on Pendulum against SB3 SAC
     "tracking": tracking_bench.main,  # the quick-start command with logger=mlflow / wandb against TensorBoard only
 }
