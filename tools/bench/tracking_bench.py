@@ -17,7 +17,7 @@ another case each round, so machine noise hits all alike; all cases train the sa
   ``/proc`` until it exits; its children, the tracking process included, are not counted): what
   tracking adds to the training process, little affected by other load on the machine.
 * Wall time: process start to exit, reported (not judged): the tracking process imports its
-  library and talks to the store at idle priority, and the command waits at its end until the
+  library and talks to the store at nice 19, and the command waits at its end until the
   tracked run has its artifacts and status.
 """
 
@@ -162,6 +162,26 @@ def markdown(runs: dict[str, list[dict[str, float]]]) -> str:
     return "\n".join(lines)
 
 
+def notes(runs: dict[str, list[dict[str, float]]], rounds: int, seeds: tuple[int, ...]) -> str:
+    """How the table was measured (the text under it)."""
+    loads = [run["load"] for values in runs.values() for run in values]
+    return (
+        "The README's quick-start command (`maze-run -cn conf_train env.name=CartPole-v1 algorithm=ppo "
+        "model=vector_obs critic=template_state +experiment=cartpole_ppo_fast algorithm.target_reward=475`, seeds "
+        f"{', '.join(map(str, seeds))}, {rounds} rounds), one process per run, the three cases of a seed back to "
+        "back (same env steps). Medians over all runs; ratios are medians of the per-pair ratios against the "
+        "TensorBoard-only run of the same seed and round. Training s: `train_seconds` of `training_summary.json`, "
+        "the rollouts and updates the command reports as its training time. Training-process CPU s: user + system "
+        "time of the `maze-run` process alone (its forked evaluation children and the tracking process not "
+        "counted). The tracking library runs in a child process that `maze-run` starts before it imports torch, at "
+        "nice 19 (importing MLflow takes about 1.5 s of CPU, opening its SQLite store about 1 s), so the training "
+        "keeps its cores; the wall time includes the command's wait at its end until the tracked run has its "
+        "artifacts and status. The MLflow store was created by one untimed run first (the very first run of a new "
+        "store also pays MLflow's table creation, about 5 s here). W&B runs offline (no network). Load average "
+        f"(1 min) before the runs: {min(loads):.1f}–{max(loads):.1f} on 2 cores (other jobs shared the machine)."
+    )
+
+
 def main(quick: bool) -> None:
     """Measures the cases; writes results/tracking.md and .json unless ``quick``."""
     rounds, seeds = (1, SEEDS[:1]) if quick else (3, SEEDS)
@@ -171,22 +191,6 @@ def main(quick: bool) -> None:
     print(table)
     if quick:
         return
-    loads = [run["load"] for values in runs.values() for run in values]
-    notes = (
-        "The README's quick-start command (`maze-run -cn conf_train env.name=CartPole-v1 algorithm=ppo "
-        "model=vector_obs critic=template_state +experiment=cartpole_ppo_fast algorithm.target_reward=475`, seeds "
-        f"{', '.join(map(str, seeds))}, {rounds} rounds), one process per run, the three cases of a seed back to "
-        "back (same env steps). Medians over all runs; ratios are medians of the per-pair ratios against the "
-        "TensorBoard-only run of the same seed and round. Training s: `train_seconds` of `training_summary.json`, "
-        "the rollouts and updates the command reports as its training time. Training-process CPU s: user + system "
-        "time of the `maze-run` process alone (its forked evaluation children and the tracking process not "
-        "counted). The tracking library runs in a child process at idle CPU priority (`SCHED_IDLE`: importing "
-        "MLflow takes about 1.5 s of CPU, opening its SQLite store about 1 s), so the training keeps its cores; "
-        "the wall time includes the command's wait at its end until the tracked run has its artifacts and status. "
-        "The MLflow store was created by one untimed run first (the very first run of a new store also pays "
-        "MLflow's table creation, about 5 s here). W&B runs offline (no network). Load average (1 min) before the "
-        f"runs: {min(loads):.1f}–{max(loads):.1f} on 2 cores."
-    )
     payload = {
         "benchmark": "tracking",
         "machine": machine(),
@@ -201,6 +205,6 @@ def main(quick: bool) -> None:
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     (RESULTS_DIR / "tracking.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     title = "### Experiment tracking overhead (CartPole quick-start command)"
-    text = f"{title}\n\n{table}\n\n{notes}\n\nMachine: {machine()}.\n"
+    text = f"{title}\n\n{table}\n\n{notes(runs, rounds, seeds)}\n\nMachine: {machine()}.\n"
     (RESULTS_DIR / "tracking.md").write_text(text, encoding="utf-8")
     print(f"written: {RESULTS_DIR / 'tracking.md'} and {RESULTS_DIR / 'tracking.json'}")

@@ -100,6 +100,7 @@ class TrackingProcess:
             ``it did not finish within 120 s and was stopped`` (then it is killed).
         """
         self._pending += encode(message)
+        self._restore_priority()
         os.set_blocking(self.popen.stdin.fileno(), True)
         try:
             self._flush()
@@ -125,6 +126,17 @@ class TrackingProcess:
         try:
             self.popen.stdin.close()
         except OSError:
+            pass
+
+    def _restore_priority(self) -> None:
+        """Gives the process (nice 19 while the training ran) this process's priority, where the system allows.
+
+        Raising a priority needs ``CAP_SYS_NICE`` or a high enough ``RLIMIT_NICE``; without them it
+        finishes at nice 19.
+        """
+        try:
+            os.setpriority(os.PRIO_PROCESS, self.popen.pid, os.getpriority(os.PRIO_PROCESS, 0))
+        except (AttributeError, OSError):  # not permitted (or not POSIX): it finishes at its low priority
             pass
 
     def _flush(self) -> None:

@@ -2,11 +2,12 @@
 
 It reads the messages of :mod:`maze.train.tracking.protocol` from stdin (``connect``
 first, sent as soon as it is started) and makes the tracking library's calls, so that importing MLflow (about 1.5 s) or W&B, creating a
-store and every request happen off the training process, at the lowest priority (Linux's
-``SCHED_IDLE``, else nice 19): on a busy machine the training keeps its cores and the
-tracking catches up when one is free. It stays in the training's session (a session of its
-own would be an autogroup of its own, which Linux schedules beside the training whatever its
-priority) and ignores Ctrl-C and SIGTERM: it ends with ``finish`` or with its stdin.
+store and every request happen off the training process, at the lowest priority (nice 19):
+on a busy machine the training keeps its cores and the tracking catches up when one is free
+(when the training ends, the training process gives it back its own priority where the
+system allows). It stays in the training's session (a session of its own would be an
+autogroup of its own, which Linux schedules beside the training whatever its niceness) and
+ignores Ctrl-C and SIGTERM: it ends with ``finish`` or with its stdin.
 
 Its stdout carries the events back; whatever the libraries print goes to stderr, which
 the writer points at ``<run dir>/tracking_<backend>.log``. After the first error the
@@ -122,14 +123,11 @@ def objective(summary_file: Path) -> Optional[float]:
 
 
 def lower_priority() -> None:
-    """Runs this process only when a core has nothing else to do (``SCHED_IDLE``; elsewhere nice 19)."""
+    """Gives this process the lowest priority (nice 19), so it gets a core when the training leaves one free."""
     try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):  # not Linux, or not permitted
-        try:
-            os.nice(19)
-        except OSError:
-            pass
+        os.nice(19 - os.nice(0))
+    except OSError:  # not permitted: run at the training's priority
+        pass
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
