@@ -28,12 +28,12 @@ def prepare_tracking(cfg: DictConfig, hydra_config: Any) -> None:
         cfg: The resolved job config; a sweep job's ``logger.sweep`` is set in place.
         hydra_config: The job's Hydra config (``HydraConfig.get()``).
     """
-    from hydra.types import RunMode
-    from maze.train.tracking.setup import prestart_tracking
-
     logger = cfg.get("logger")
     if not isinstance(logger, DictConfig) or not logger:
         return
+    from hydra.types import RunMode
+    from maze.train.tracking.setup import prestart_tracking
+
     if hydra_config.mode == RunMode.MULTIRUN:
         sweep_dir = os.path.abspath(os.path.join(hydra_config.runtime.cwd, str(hydra_config.sweep.dir)))
         with open_dict(logger):
