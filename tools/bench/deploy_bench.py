@@ -42,6 +42,7 @@ from maze.env import ActorID, GymMazeEnv, Policy, RandomPolicy
 from maze.env.wrappers.wrapper_factory import WrapperFactory
 from maze.perception.models import SpacesConfig, build_model_composer
 
+from . import service_bench
 from .deploy_onnx import NumpyFloorPolicy, check_same_decisions, onnx_policy
 from .harness import RESULTS_DIR
 from .train_report import machine
@@ -286,12 +287,13 @@ def markdown(rows: list[LatencyRow], threads: dict[str, int], rounds: int) -> st
 
 
 def main(quick: bool) -> None:
-    """Runs the suite, prints the table and (unless ``quick``) writes ``results/deploy.*``."""
+    """Runs the suite, prints the table and (unless ``quick``) writes ``results/deploy.*``; then the serving suite."""
     n_acts, rounds = (2_000, 2) if quick else (20_000, 7)
     print(f"\n{TITLE}: {n_acts} acts x {rounds} rounds per case ...", flush=True)
     rows, threads = run(n_acts, rounds)
     text = markdown(rows, threads, rounds)
     print(text)
+    service_bench.main(quick)  # the agent service under load, cold start, venv sizes (results/deploy_service.*)
     if quick:
         return
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)

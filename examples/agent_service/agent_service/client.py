@@ -85,7 +85,12 @@ class ServiceClient:
         return (await self.post("/episodes", {"seed": seed}))["episode_id"]
 
     async def drive_episode(
-        self, episode_id: str, seed: int, env_id: str = "CartPole-v1", max_steps: Optional[int] = None
+        self,
+        episode_id: str,
+        seed: int,
+        env_id: str = "CartPole-v1",
+        max_steps: Optional[int] = None,
+        deadline: Optional[float] = None,
     ) -> EpisodeResult:
         """Plays the open episode ``episode_id`` on a fresh ``env_id`` reset with ``seed``, until it ends.
 
@@ -94,13 +99,15 @@ class ServiceClient:
             seed: The env's reset seed.
             env_id: The gymnasium env the client owns.
             max_steps: Cut the episode short (``close`` as truncated) after this many actions; None: the env decides.
+            deadline: Cut the episode short once ``time.perf_counter()`` passes this (None: never).
         """
         env = gym.make(env_id)
         result = EpisodeResult(seed)
         state, _ = env.reset(seed=seed)
         reward, terminated, truncated = 0.0, False, False
         while not (terminated or truncated):
-            if max_steps is not None and len(result.actions) == max_steps:
+            cut = len(result.actions) == max_steps or (deadline is not None and time.perf_counter() >= deadline)
+            if cut and result.actions:  # an episode can only be closed after its first act
                 truncated = True
                 break
             started = time.perf_counter()
@@ -122,7 +129,11 @@ class ServiceClient:
         return result
 
     async def play_episode(
-        self, seed: int, env_id: str = "CartPole-v1", max_steps: Optional[int] = None
+        self,
+        seed: int,
+        env_id: str = "CartPole-v1",
+        max_steps: Optional[int] = None,
+        deadline: Optional[float] = None,
     ) -> EpisodeResult:
         """Starts an episode and plays it to its end (see :meth:`drive_episode`)."""
-        return await self.drive_episode(await self.start_episode(seed), seed, env_id, max_steps)
+        return await self.drive_episode(await self.start_episode(seed), seed, env_id, max_steps, deadline)
