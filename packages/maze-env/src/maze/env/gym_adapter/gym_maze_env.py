@@ -35,6 +35,8 @@ class GymMazeEnv(MazeEnv[GymCoreEnv]):
             )
         self.render_mode = env.render_mode
         self.metadata = env.metadata
+        self._description = env.spec.id if env.spec is not None else repr(env)
+        """The gymnasium env's id (or repr), kept for ``repr`` also once the core env is replaced (deployment)."""
         super().__init__(
             core_env=GymCoreEnv(env),
             action_conversion_dict={0: GymActionConversion(env.action_space)},
@@ -47,8 +49,7 @@ class GymMazeEnv(MazeEnv[GymCoreEnv]):
         return self.core_env.env
 
     def __repr__(self) -> str:
-        spec = self.core_env.env.spec
-        return f"GymMazeEnv({spec.id if spec is not None else self.core_env.env!r})"
+        return f"GymMazeEnv({self._description})"
 
     def render(self) -> Any:
         """Renders the gymnasium env."""
