@@ -7,6 +7,7 @@ evaluation mean over 20 episodes); the test allows 40 epochs.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 from pathlib import Path
@@ -32,9 +33,8 @@ PPO_ON_RAY = (
 )
 """The tuned CartPole PPO with its 32 training envs in Ray actors."""
 
-
-def _cartpole() -> GymMazeEnv:
-    return GymMazeEnv("CartPole-v1")
+CARTPOLE = functools.partial(GymMazeEnv, "CartPole-v1")
+"""An env factory the actors import by reference (a function of this test module would not be found there)."""
 
 
 def test_env_groups_are_contiguous_and_balanced() -> None:
@@ -56,8 +56,8 @@ def test_ppo_with_a_ray_vector_env_solves_cartpole(
 
 
 def test_the_ray_vector_env_steps_as_the_sequential_one_and_names_a_dead_actor(ray_local: Any) -> None:
-    ray_env = RayVectorEnv([_cartpole] * 3, RayCluster(), num_actors=2)
-    reference = SequentialVectorEnv([_cartpole] * 3)
+    ray_env = RayVectorEnv([CARTPOLE] * 3, RayCluster(), num_actors=2)
+    reference = SequentialVectorEnv([CARTPOLE] * 3)
     try:
         observations = [env.reset(seed=[1, 2, 3])[0]["observation"] for env in (ray_env, reference)]
         np.testing.assert_array_equal(*observations)
