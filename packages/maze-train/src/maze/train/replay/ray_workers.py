@@ -7,7 +7,7 @@ behaviour log-probabilities) behind the seam of
 builds its env and its policy from their configs on its own node, the learner puts every new
 version of the weights into Ray's object store once, and an actor loads them before its next
 rollout. Each actor has one rollout in flight, so at most ``num_actors`` finished rollouts wait
-for the learner (a rollout is a broadcast or two old: :attr:`policy_lag`).
+for the learner (:attr:`policy_lag`, the rollouts' age in broadcasts, measured 1.0 on Pendulum with one worker).
 
 **Restarts.** A worker whose process or node died is restarted by Ray (``runner.max_restarts``
 times each, counted in ``SACEvents.actor_restarts``); its unfinished rollout never reached the
