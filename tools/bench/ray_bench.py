@@ -11,6 +11,8 @@ round (the median of the per-round ratios is reported):
   rollouts: ``+experiment=cartpole_impala_fast``), env steps/s of ``runner.run()`` (actor start-up
   included) — target Ray ≥ 0.8× (cost ratio ≤ 1.25×).
 * **Start-up**: ``ray.init`` of a local 2-CPU Ray, and its first actor's first reply.
+* **Simulated two-node cluster** (``ray.cluster_utils.Cluster``, 1 CPU per node, on this machine):
+  its start-up and the two Ray cases' rates there (reported, no target).
 
 Both Ray cases run on one local Ray started once (as a cluster would be running already).
 """
@@ -21,6 +23,7 @@ import contextlib
 import io
 import json
 import os
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -97,6 +100,24 @@ def start_up_seconds(ray: object) -> tuple[float, float]:
     return started - start, replied - started
 
 
+def two_node_rates(ray: object, cases: dict[str, Callable[[], float]], rounds: int) -> tuple[float, dict[str, float]]:
+    """Start-up seconds of a simulated two-node cluster (1 CPU per node, this machine) and the cases' median rates there."""
+    from ray.cluster_utils import Cluster
+
+    start = time.perf_counter()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=1)
+        ray.init(address=cluster.address)  # type: ignore[attr-defined]
+        cluster.wait_for_nodes()
+        seconds = time.perf_counter() - start
+        rates = {name: statistics.median(values) for name, values in interleaved_rates(cases, rounds).items()}
+    finally:
+        ray.shutdown()  # type: ignore[attr-defined]
+        cluster.shutdown()
+    return seconds, rates
+
+
 def main(quick: bool) -> None:
     """Measures the cases and writes ``results/ray.md`` / ``ray.json`` (not with ``quick``)."""
     import ray
@@ -110,19 +131,23 @@ def main(quick: bool) -> None:
     options = {"n_episodes": episodes, "max_episode_steps": 0, "record_trajectory": False, "record_event_logs": False}
     local_rollouts, ray_rollouts = "ParallelRolloutRunner, 2 processes", "RayRolloutRunner, 2 Ray actors"
     local_impala, ray_impala = "IMPALA runner=local, 2 actor processes", "IMPALA runner=ray, 2 Ray actors"
-    try:
-        with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
+    with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
+        ray_cases = {
+            ray_rollouts: rollout_case(RayRolloutRunner(n_workers=2, **options)),
+            ray_impala: impala_case("ray", epochs, Path(scratch)),
+        }
+        try:
             rates = interleaved_rates(
                 {
                     local_rollouts: rollout_case(ParallelRolloutRunner(n_processes=2, start_method="spawn", **options)),
-                    ray_rollouts: rollout_case(RayRolloutRunner(n_workers=2, **options)),
                     local_impala: impala_case("local", epochs, Path(scratch)),
-                    ray_impala: impala_case("ray", epochs, Path(scratch)),
+                    **ray_cases,
                 },
                 rounds,
             )
-    finally:
-        ray.shutdown()
+        finally:
+            ray.shutdown()
+        cluster_seconds, cluster_rates = two_node_rates(ray, ray_cases, rounds)
     rows = [
         paired_row(rates, ray_rollouts, local_rollouts, round(1 / ROLLOUT_TARGET, 3)),
         paired_row(rates, ray_impala, local_impala, round(1 / IMPALA_TARGET, 3)),
@@ -136,7 +161,11 @@ def main(quick: bool) -> None:
         "(+experiment=cartpole_impala_fast, no evaluation), env steps / seconds of runner.run(). Both include "
         "starting their workers; the Ray cases share one local 2-CPU Ray started before them.\n\n"
         f"Ray start-up: ray.init of a local 2-CPU Ray {init_seconds:.1f} s; its first actor's first reply "
-        f"{first_actor_seconds:.1f} s later."
+        f"{first_actor_seconds:.1f} s later.\n\n"
+        f"Simulated two-node cluster (ray.cluster_utils.Cluster, 1 CPU per node, on this machine; started in "
+        f"{cluster_seconds:.1f} s, one actor per node): "
+        + "; ".join(f"{name} {rate:,.0f} env steps/s" for name, rate in cluster_rates.items())
+        + f" (median of {rounds})."
     )
     print(table)
     print(notes)
@@ -149,6 +178,7 @@ def main(quick: bool) -> None:
         "rows": [asdict(row) | {"met": row.passed} for row in rows],
         "ray_init_seconds": init_seconds,
         "first_actor_seconds": first_actor_seconds,
+        "two_node_cluster": {"start_seconds": cluster_seconds, "rates": cluster_rates},
     }
     (RESULTS_DIR / "ray.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     (RESULTS_DIR / "ray.md").write_text(f"### {title}\n\n{table}\n\n{notes}\n", encoding="utf-8")
