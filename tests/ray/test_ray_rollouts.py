@@ -1,4 +1,4 @@
-"""runner=ray rollouts: the statistics and outputs of the sequential runner; a killed actor loses and doubles nothing."""
+"""runner=ray rollouts: the statistics and outputs of the sequential runner; a killed actor or a lost node loses and doubles nothing."""
 
 from __future__ import annotations
 
@@ -88,3 +88,38 @@ def test_an_actor_dying_more_often_than_max_restarts_is_one_clear_error(
     with pytest.raises(RolloutWorkerError, match=r"died 1 times, more than runner.max_restarts=0"):
         _roll_out(runner, ray_test_envs.slow_cartpole, tmp_path / "ray", monkeypatch)
     killer.join()
+
+
+def _remove_the_worker_node_mid_run(cluster: Any, run_dir: Path, removed: list[int]) -> None:
+    """Removes the cluster's worker node (with the actor on it) once two episodes were written."""
+    deadline = time.monotonic() + 120
+    while len(list(run_dir.glob("trajectory_data/*.pkl"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    (node,) = cluster.worker_nodes
+    cluster.remove_node(node)
+    removed.append(1)
+
+
+def test_losing_a_node_mid_run_loses_no_episode_and_counts_none_twice(
+    ray_cluster: Any, ray_connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One actor per 1-CPU node; the worker node dies mid-run: the head node's actor runs what was left."""
+    settings = {"n_episodes": 12, "max_episode_steps": 40}
+    reference = _roll_out(SequentialRolloutRunner(**settings), CARTPOLE, tmp_path / "sequential", monkeypatch)
+    runner = RayRolloutRunner(n_workers=2, max_restarts=2, **settings)
+    removed: list[int] = []
+    remover = threading.Thread(
+        target=_remove_the_worker_node_mid_run, args=(ray_cluster, tmp_path / "ray", removed), daemon=True
+    )
+    remover.start()
+    try:
+        on_ray = _roll_out(runner, ray_test_envs.slow_cartpole, tmp_path / "ray", monkeypatch)
+    finally:
+        remover.join()
+        if not ray_cluster.worker_nodes:  # the next cluster tests need their worker node again
+            ray_cluster.add_node(num_cpus=1, temp_dir=str(ray_connections.temp_dir))
+            ray_cluster.wait_for_nodes()
+
+    assert removed and runner.restarts == 1
+    assert on_ray == reference
+    assert len(_episode_ids(tmp_path / "ray")) == 12
