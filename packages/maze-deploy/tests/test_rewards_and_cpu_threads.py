@@ -80,4 +80,4 @@ def test_a_deployment_without_a_torch_policy_does_not_import_torch() -> None:
 
 def test_the_deployed_env_stack_keeps_its_repr() -> None:
     """The core env is replaced by the external one; the gymnasium env's id still names the stack."""
-    assert repr(make_agent().env) == "LogStatsWrapper(GymMazeEnv(CartPole-v1))"
+    assert repr(make_agent().env) == "LogStatsWrapper(GymMazeEnv('CartPole-v1'))"

@@ -35,7 +35,7 @@ class GymMazeEnv(MazeEnv[GymCoreEnv]):
             )
         self.render_mode = env.render_mode
         self.metadata = env.metadata
-        self._description = env.spec.id if env.spec is not None else repr(env)
+        self._description = repr(env.spec.id if env.spec is not None else env)
         """The gymnasium env's id (or repr), kept for ``repr`` also once the core env is replaced (deployment)."""
         super().__init__(
             core_env=GymCoreEnv(env),
