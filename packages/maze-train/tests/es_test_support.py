@@ -119,8 +119,12 @@ def status_kib(pid: int, field: str) -> int:
     raise KeyError(field)
 
 
-class _NanObservation(gym.Wrapper):
-    """CartPole whose observation entry 2 turns NaN at the fourth step of every episode."""
+class _NanAtStep(gym.Wrapper):
+    """CartPole whose observation entry 2 (``what='observation'``) or reward turns NaN at ``step`` of every episode."""
+
+    def __init__(self, env: gym.Env, what: str, step: int) -> None:
+        super().__init__(env)
+        self.what, self.step_to_poison = what, step
 
     def reset(self, **kwargs: Any) -> tuple:
         self.steps = 0
@@ -129,30 +133,19 @@ class _NanObservation(gym.Wrapper):
     def step(self, action: Any) -> tuple:
         observation, reward, terminated, truncated, info = self.env.step(action)
         self.steps += 1
-        if self.steps == 4:
+        if self.steps == self.step_to_poison and self.what == "observation":
             observation = np.array(observation, dtype=np.float32)
             observation[2] = np.nan
+        elif self.steps == self.step_to_poison:
+            reward = float("nan")
         return observation, reward, terminated, truncated, info
 
 
 def nan_observation_cartpole() -> GymMazeEnv:
     """A CartPole-v1 MazeEnv that returns a NaN observation at the fourth step of every episode."""
-    return GymMazeEnv(_NanObservation(gym.make("CartPole-v1")))
-
-
-class _NanReward(gym.Wrapper):
-    """CartPole whose reward turns NaN at the third step of every episode."""
-
-    def reset(self, **kwargs: Any) -> tuple:
-        self.steps = 0
-        return self.env.reset(**kwargs)
-
-    def step(self, action: Any) -> tuple:
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        self.steps += 1
-        return observation, float("nan") if self.steps == 3 else reward, terminated, truncated, info
+    return GymMazeEnv(_NanAtStep(gym.make("CartPole-v1"), "observation", step=4))
 
 
 def nan_reward_cartpole() -> GymMazeEnv:
     """A CartPole-v1 MazeEnv that returns a NaN reward at the third step of every episode."""
-    return GymMazeEnv(_NanReward(gym.make("CartPole-v1")))
+    return GymMazeEnv(_NanAtStep(gym.make("CartPole-v1"), "reward", step=3))
