@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from maze.train.tensorboard import read_scalars
 
@@ -91,6 +93,31 @@ def maze_run(*args: str, run_dir: Path, timeout: float = 300) -> subprocess.Comp
         text=True,
         timeout=timeout,
     )
+
+
+def start_maze_run(*args: str, run_dir: Path) -> tuple[subprocess.Popen, queue.Queue[Optional[str]]]:
+    """Starts ``maze-run`` (as :func:`maze_run` does) and a thread that reads its merged output line by line.
+
+    Returns:
+        The process and the queue of its output lines (``None`` once the output ended).
+    """
+    process = subprocess.Popen(
+        maze_run_command(*args, run_dir=run_dir),
+        cwd=run_dir.parent,
+        env=maze_run_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: queue.Queue[Optional[str]] = queue.Queue()
+
+    def read_lines() -> None:
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read_lines, daemon=True).start()
+    return process, lines
 
 
 def assert_success(result: subprocess.CompletedProcess) -> None:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import queue
 import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
-from typing import Optional
 
 import pytest
 import yaml
@@ -21,11 +19,10 @@ from cli_support import (
     best_model_scores,
     cartpole,
     maze_run,
-    maze_run_command,
-    maze_run_env,
     scalar_series,
     seeds,
     snapshot,
+    start_maze_run,
 )
 from maze.perception.serialization import load_state_dict_file
 
@@ -42,22 +39,7 @@ def start_and_kill_mid_epoch(run_dir: Path, improvements: int, timeout: float = 
     Returns:
         What it printed.
     """
-    process = subprocess.Popen(
-        maze_run_command(*FAST_PPO, "algorithm.n_epochs=50", run_dir=run_dir),
-        cwd=run_dir.parent,
-        env=maze_run_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: queue.Queue[Optional[str]] = queue.Queue()
-
-    def read_lines() -> None:
-        for line in process.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=read_lines, daemon=True).start()
+    process, lines = start_maze_run(*FAST_PPO, "algorithm.n_epochs=50", run_dir=run_dir)
     printed: list[str] = []
     seen = 0
     deadline = time.monotonic() + timeout

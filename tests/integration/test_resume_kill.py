@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import queue
 import signal
-import subprocess
-import threading
 import time
 from pathlib import Path
-from typing import Optional
 
 import pytest
 import torch
@@ -25,9 +22,8 @@ from cli_support import (
     assert_success,
     cartpole,
     maze_run,
-    maze_run_command,
-    maze_run_env,
     seeds,
+    start_maze_run,
     training_summary,
 )
 from maze.perception.serialization import load_state_dict_file
@@ -54,22 +50,7 @@ def stop_after_an_epoch_that_is_not_the_best(run_dir: Path, stop: signal.Signals
     Returns:
         What it printed (stdout and stderr).
     """
-    process = subprocess.Popen(
-        maze_run_command(*SLOW_PPO, "algorithm.n_epochs=100", run_dir=run_dir),
-        cwd=run_dir.parent,
-        env=maze_run_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: queue.Queue[Optional[str]] = queue.Queue()
-
-    def read_lines() -> None:
-        for line in process.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=read_lines, daemon=True).start()
+    process, lines = start_maze_run(*SLOW_PPO, "algorithm.n_epochs=100", run_dir=run_dir)
     printed: list[str] = []
     improved, deadline = True, time.monotonic() + timeout
     try:
