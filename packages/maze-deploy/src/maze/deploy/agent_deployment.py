@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import math
 import numbers
 import os
 import sys
@@ -447,9 +448,14 @@ def _run_dir(run_dir: Union[str, os.PathLike], backend: str) -> Union[TrainingRu
 
 def _check_reward(reward: Any, method: str) -> None:
     """Raises :class:`InvalidRewardError` unless ``reward`` is a finite real number (or an array of them)."""
-    numeric = isinstance(reward, numbers.Real) or (isinstance(reward, np.ndarray) and reward.dtype.kind in "biuf")
-    if numeric and np.all(np.isfinite(reward)):
-        return
+    if isinstance(reward, numbers.Real):  # plain and numpy scalars: math.isfinite is about 20x faster than numpy's
+        numeric = True
+        if math.isfinite(reward):
+            return
+    else:
+        numeric = isinstance(reward, np.ndarray) and reward.dtype.kind in "biuf"
+        if numeric and np.isfinite(reward).all():
+            return
     problem = "is not finite" if numeric else "is not a number"
     raise InvalidRewardError(
         f"{method}() got the reward {reward!r} ({type(reward).__name__}), which {problem}. Rewards enter the episode "
