@@ -73,10 +73,6 @@ class _Scope:
     source: str
     allow_list: AllowList
 
-    @property
-    def user_modules(self) -> tuple[str, ...]:
-        return self.allow_list.user_modules
-
 
 _SCOPE: ContextVar[Optional[_Scope]] = ContextVar("maze_trusted_targets", default=None)
 
