@@ -16,7 +16,7 @@ never the text of the name:
   ``functools.partial``, ``operator``'s getters and callers, function, method and code types.
 
 What each loader allows differs (pickles need numpy's reconstruction helpers, configs need
-``torch.nn`` classes); :func:`pickle_allow_list` and :func:`config_allow_list` build the two.
+``torch.nn`` classes): ``safe_unpickler.PICKLE_ALLOW_LIST`` and ``trust.CONFIG_ALLOW_LIST`` are the two.
 """
 
 from __future__ import annotations
