@@ -26,28 +26,11 @@ from contextlib import ExitStack
 from typing import Any, Callable, Optional
 
 from maze.env.errors import EnvWorkerError
-from maze.env.vector.env_ops import (
-    EnvDescription,
-    EnvResetResult,
-    EnvStepResult,
-    call_env,
-    describe_env,
-    env_error,
-    env_error_kind,
-    reset_env,
-    step_with_autoreset,
-)
-from maze.env.vector.vector_env import StructuredVectorEnv
+from maze.env.vector.env_ops import ENV_COMMANDS, EnvDescription, describe_env, env_error, env_error_kind
+from maze.env.vector.vector_env import MessagingVectorEnv
 from maze.rollout.ray_cluster import RayCluster, actor_start_failure
 
 __all__ = ["RayEnvGroup", "RayVectorEnv", "env_groups"]
-
-_COMMANDS: dict[str, Callable[[Any, Any], Any]] = {
-    "step": step_with_autoreset,
-    "reset": lambda env, seed_and_options: reset_env(env, *seed_and_options),
-    "call": lambda env, name_args_kwargs: call_env(env, *name_args_kwargs),
-}
-"""What an actor does to one env per command, given the env's payload."""
 
 _CLOSE_TIMEOUT_S = 10.0
 """How long :meth:`RayVectorEnv.close` waits for the actors to close their envs before killing them."""
@@ -90,7 +73,7 @@ class RayEnvGroup:
         results = []
         for offset, (env, payload) in enumerate(zip(self.envs, payloads, strict=True)):
             try:
-                results.append(_COMMANDS[command](env, payload))
+                results.append(ENV_COMMANDS[command](env, payload))
             except Exception as error:
                 return self._error(offset, command, error)
         return "ok", results
@@ -108,7 +91,7 @@ class RayEnvGroup:
         return "error", (self.first_index + offset, command, env_error_kind(error), traceback.format_exc())
 
 
-class RayVectorEnv(StructuredVectorEnv):
+class RayVectorEnv(MessagingVectorEnv):
     """Steps its envs in Ray actors, each holding a contiguous group of them (see the module docs).
 
     Args:
@@ -158,15 +141,6 @@ class RayVectorEnv(StructuredVectorEnv):
     def actors(self) -> list[Any]:
         """The Ray actor handles, one per group of envs (tests kill them)."""
         return list(self._actors)
-
-    def _reset_envs(self, seeds: list[Optional[int]], options: Optional[dict]) -> list[EnvResetResult]:
-        return self._request_all("reset", [(seed, options) for seed in seeds])
-
-    def _step_envs(self, actions: list[dict[str, Any]]) -> list[EnvStepResult]:
-        return self._request_all("step", actions)
-
-    def _call_envs(self, method_name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        return self._request_all("call", [(method_name, args, kwargs)] * self.n_envs)
 
     def close(self) -> None:
         """Lets the actors close their envs, ends them and disconnects (a Ray started here stops); idempotent."""

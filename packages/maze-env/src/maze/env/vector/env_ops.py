@@ -7,7 +7,7 @@ the same maze error kind (:func:`env_error_kind`, :func:`env_error`).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 from gymnasium import spaces
 from maze.env.core.actor import ActorID, StepKeyType
@@ -21,6 +21,7 @@ __all__ = [
     "step_with_autoreset",
     "reset_env",
     "call_env",
+    "ENV_COMMANDS",
     "env_error_kind",
     "env_error",
 ]
@@ -89,6 +90,15 @@ def call_env(env: Any, method_name: str, args: tuple[Any, ...], kwargs: dict[str
     if args or kwargs:
         raise TypeError(f"{type(env).__name__}.{method_name} is no method, so it takes no arguments")
     return attribute
+
+
+ENV_COMMANDS: dict[str, Callable[[Any, Any], Any]] = {
+    "step": step_with_autoreset,
+    "reset": lambda env, seed_and_options: reset_env(env, *seed_and_options),
+    "call": lambda env, name_args_kwargs: call_env(env, *name_args_kwargs),
+}
+"""What a worker does to one env per command of a :class:`~maze.env.vector.vector_env.MessagingVectorEnv`, given
+the env's payload (``reset``: ``(seed, options)``, ``call``: ``(method_name, args, kwargs)``)."""
 
 
 _FORWARDED_ERRORS: tuple[type[MazeError], ...] = (InvalidActionError, ConfigurationError)

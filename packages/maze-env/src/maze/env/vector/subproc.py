@@ -11,17 +11,8 @@ from typing import Any, Callable, Optional, Sequence
 import cloudpickle
 from maze.env.errors import ConfigurationError, EnvWorkerError, MazeError
 from maze.env.utils.main_guard import check_main_guard, reimport_note
-from maze.env.vector.env_ops import (
-    EnvResetResult,
-    EnvStepResult,
-    call_env,
-    describe_env,
-    env_error,
-    env_error_kind,
-    reset_env,
-    step_with_autoreset,
-)
-from maze.env.vector.vector_env import StructuredVectorEnv
+from maze.env.vector.env_ops import ENV_COMMANDS, describe_env, env_error, env_error_kind
+from maze.env.vector.vector_env import MessagingVectorEnv
 
 __all__ = ["SubprocVectorEnv"]
 
@@ -39,12 +30,8 @@ def _worker(connection: Connection, parent_connection: Connection, pickled_facto
     with ``error_kind`` from :func:`~maze.env.vector.env_ops.env_error_kind`.
     """
     parent_connection.close()
-    commands: dict[str, Callable[[Any], Any]] = {}
     try:
         env = cloudpickle.loads(pickled_factory)()
-        commands["step"] = lambda action: step_with_autoreset(env, action)
-        commands["reset"] = lambda seed_and_options: reset_env(env, *seed_and_options)
-        commands["call"] = lambda name_args_kwargs: call_env(env, *name_args_kwargs)
         connection.send(("ok", describe_env(env)))
     except Exception as error:
         connection.send(("error", ("init", env_error_kind(error), traceback.format_exc())))
@@ -55,7 +42,7 @@ def _worker(connection: Connection, parent_connection: Connection, pickled_facto
             if command == "close":
                 break
             try:
-                connection.send(("ok", commands[command](data)))
+                connection.send(("ok", ENV_COMMANDS[command](env, data)))
             except Exception as error:  # also results that cannot be pickled
                 connection.send(("error", (command, env_error_kind(error), traceback.format_exc())))
     except (EOFError, KeyboardInterrupt):
@@ -65,7 +52,7 @@ def _worker(connection: Connection, parent_connection: Connection, pickled_facto
         connection.close()
 
 
-class SubprocVectorEnv(StructuredVectorEnv):
+class SubprocVectorEnv(MessagingVectorEnv):
     """Runs every env in its own worker process; one message per env and step each way.
 
     Worth it only for expensive envs: for cheap ones (CartPole) the messages cost more than
@@ -134,15 +121,6 @@ class SubprocVectorEnv(StructuredVectorEnv):
     def processes(self) -> list[multiprocessing.process.BaseProcess]:
         """The worker processes, one per env."""
         return list(self._processes)
-
-    def _reset_envs(self, seeds: list[Optional[int]], options: Optional[dict]) -> list[EnvResetResult]:
-        return self._request_all("reset", [(seed, options) for seed in seeds])
-
-    def _step_envs(self, actions: list[dict[str, Any]]) -> list[EnvStepResult]:
-        return self._request_all("step", actions)
-
-    def _call_envs(self, method_name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        return self._request_all("call", [(method_name, args, kwargs)] * len(self._connections))
 
     def close(self) -> None:
         """Stops all workers (terminating, then killing, those that do not exit) and reaps them."""

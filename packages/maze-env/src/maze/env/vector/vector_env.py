@@ -11,7 +11,7 @@ from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.errors import ConfigurationError, InvalidActionError, MazeError
 from maze.env.vector.env_ops import EnvDescription, EnvResetResult, EnvStepResult
 
-__all__ = ["StructuredVectorEnv"]
+__all__ = ["MessagingVectorEnv", "StructuredVectorEnv"]
 
 SeedType = Union[int, Sequence[Optional[int]], None]
 
@@ -327,3 +327,24 @@ class StructuredVectorEnv(ABC):
                 f"{self._observation_spaces_dict[step_key]} of sub-step {step_key!r} ({type(error).__name__}: {error})"
             ) from error
         return batch
+
+
+class MessagingVectorEnv(StructuredVectorEnv):
+    """A vector env whose envs live elsewhere (worker processes, Ray actors) and answer commands.
+
+    Subclasses implement :meth:`_request_all`; reset, step and call become one command each
+    (see :data:`~maze.env.vector.env_ops.ENV_COMMANDS`).
+    """
+
+    @abstractmethod
+    def _request_all(self, command: str, payloads: list[Any]) -> list[Any]:
+        """Runs ``command`` on every env with its payload (env ``i`` with ``payloads[i]``); results in env order."""
+
+    def _reset_envs(self, seeds: list[Optional[int]], options: Optional[dict]) -> list[EnvResetResult]:
+        return self._request_all("reset", [(seed, options) for seed in seeds])
+
+    def _step_envs(self, actions: list[dict[str, Any]]) -> list[EnvStepResult]:
+        return self._request_all("step", actions)
+
+    def _call_envs(self, method_name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        return self._request_all("call", [(method_name, args, kwargs)] * self.n_envs)
