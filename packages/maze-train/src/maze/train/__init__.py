@@ -6,9 +6,9 @@ so ``import maze.train`` stays cheap; the names below are re-exported lazily.
 
 from __future__ import annotations
 
-from importlib import import_module
 from importlib.metadata import version as _version
-from typing import Any
+
+from maze.train._lazy import lazy_getattr
 
 __version__ = _version("maze-train")
 
@@ -66,9 +66,4 @@ _EXPORTS = {
 
 __all__ = ["__version__", *_EXPORTS]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'maze.train' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+__getattr__ = lazy_getattr("maze.train", _EXPORTS)

@@ -10,8 +10,7 @@ The names below are imported on first use: an env worker process that unpickles 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from maze.train._lazy import lazy_getattr
 
 _EXPORTS = {
     "EnvFactory": "maze.train.runners.env_factory",
@@ -20,9 +19,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'maze.train.runners' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+__getattr__ = lazy_getattr("maze.train.runners", _EXPORTS)

@@ -13,8 +13,7 @@ numpy or maze.env, and no tracking library (nor torch) is imported by the traini
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from maze.train._lazy import lazy_getattr
 
 _EXPORTS = {
     "TrackedRun": "maze.train.tracking.run_info",
@@ -25,9 +24,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'maze.train.tracking' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+__getattr__ = lazy_getattr("maze.train.tracking", _EXPORTS)
