@@ -27,11 +27,7 @@ class ImpalaRayRunner(RayTrainingRunnerMixin, ImpalaRunner, ACLocalRunner):
 
     def _actors(self, config: ImpalaAlgorithmConfig, policy: Any, seeds: list[int]) -> DistributedActors:
         return RayDistributedActors(
-            self.env_factory,
-            policy,
-            config.n_rollout_steps,
-            config.num_actors,
-            config.actors_batch_size,
+            *self._actor_arguments(config, policy),
             seeds,
             envs_per_actor=self.envs_per_actor,
             cluster=self.ray_cluster,

@@ -32,6 +32,10 @@ class ImpalaRunner(ACRunner):
     def _actors(self, config: ImpalaAlgorithmConfig, policy: Any, seeds: list[int]) -> DistributedActors:
         raise NotImplementedError
 
+    def _actor_arguments(self, config: ImpalaAlgorithmConfig, policy: Any) -> tuple[Any, ...]:
+        """The leading positional arguments every ``DistributedActors`` class takes (before the seeds)."""
+        return self.env_factory, policy, config.n_rollout_steps, config.num_actors, config.actors_batch_size
+
     def _training_env(self) -> None:
         """No env in this process: every actor builds its own."""
         return None
@@ -51,13 +55,7 @@ class ImpalaDevRunner(ImpalaRunner, ACDevRunner):
 
     def _actors(self, config: ImpalaAlgorithmConfig, policy: Any, seeds: list[int]) -> DistributedActors:
         return SequentialDistributedActors(
-            self.env_factory,
-            policy,
-            config.n_rollout_steps,
-            config.num_actors,
-            config.actors_batch_size,
-            seeds,
-            envs_per_actor=self.envs_per_actor,
+            *self._actor_arguments(config, policy), seeds, envs_per_actor=self.envs_per_actor
         )
 
 
@@ -79,7 +77,7 @@ class ImpalaLocalRunner(ImpalaRunner, ACLocalRunner):
         return self.start_method
 
     def _actors(self, config: ImpalaAlgorithmConfig, policy: Any, seeds: list[int]) -> DistributedActors:
-        arguments = (self.env_factory, policy, config.n_rollout_steps, config.num_actors, config.actors_batch_size)
+        arguments = self._actor_arguments(config, policy)
         if self.start_method == "dummy":
             return SequentialDistributedActors(*arguments, seeds, envs_per_actor=self.envs_per_actor)
         return SubprocDistributedActors(
