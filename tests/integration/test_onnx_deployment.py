@@ -11,6 +11,7 @@ gymnasium CartPole with the ONNX AgentDeployment and gets the torch deployment's
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -141,26 +142,39 @@ def test_masked_structured_cutting_2d(cutting_run: TrainingRun) -> None:
             assert not masked[np.arange(len(chosen)), chosen].any()
 
 
-DRIVER = """
+def episode_returns(agent: Any, seeds: Any) -> list[float]:
+    """The return of one external CartPole-v1 episode per seed driven by ``agent`` (also run by :data:`DRIVER`)."""
+    env, returns = gym.make("CartPole-v1"), []
+    for seed in seeds:
+        state, info = env.reset(seed=seed)
+        agent.reset(seed=seed)
+        total, reward, done = 0.0, 0.0, False
+        while not done:
+            state, reward, terminated, truncated, info = env.step(agent.act(state, reward, False, info))
+            total, done = total + reward, terminated or truncated
+        agent.close(state, reward, terminated=terminated, truncated=truncated)
+        returns.append(total)
+    return returns
+
+
+DRIVER = (
+    """
 import importlib.util, json, sys
+from typing import Any
 import gymnasium as gym
 from maze.deploy import AgentDeployment
 
 assert importlib.util.find_spec("torch") is None, "torch is installed"
-agent = AgentDeployment.from_run_dir(sys.argv[1], backend="onnx", deterministic=True)
-env, returns = gym.make("CartPole-v1"), []
-for seed in json.loads(sys.argv[2]):
-    state, info = env.reset(seed=seed)
-    agent.reset(seed=seed)
-    total, reward, done = 0.0, 0.0, False
-    while not done:
-        state, reward, terminated, truncated, info = env.step(agent.act(state, reward, False, info))
-        total, done = total + reward, terminated or truncated
-    agent.close(state, reward, terminated=terminated, truncated=truncated)
-    returns.append(total)
+"""
+    + inspect.getsource(episode_returns)
+    + """
+returns = episode_returns(
+    AgentDeployment.from_run_dir(sys.argv[1], backend="onnx", deterministic=True), json.loads(sys.argv[2])
+)
 assert "torch" not in sys.modules
 print(json.dumps(returns))
 """
+)
 
 
 def torch_free_python(directory: Path) -> Path:
@@ -176,17 +190,7 @@ def torch_free_python(directory: Path) -> Path:
 def test_torch_free_venv_reaches_the_torch_deployments_returns(tiny_ppo_run: TrainingRun, tmp_path: Path) -> None:
     run_dir = tiny_ppo_run.run_dir
     onnx_dir = export(run_dir)
-    agent = AgentDeployment.from_run_dir(run_dir, deterministic=True)
-    env, expected = gym.make("CartPole-v1"), []
-    for seed in SEEDS:
-        state, info = env.reset(seed=seed)
-        agent.reset(seed=seed)
-        total, reward, done = 0.0, 0.0, False
-        while not done:
-            state, reward, terminated, truncated, info = env.step(agent.act(state, reward, False, info))
-            total, done = total + reward, terminated or truncated
-        agent.close(state, reward, terminated=terminated, truncated=truncated)
-        expected.append(total)
+    expected = episode_returns(AgentDeployment.from_run_dir(run_dir, deterministic=True), SEEDS)
     python = torch_free_python(tmp_path / "venv")
     result = subprocess.run(
         [str(python), "-I", "-c", DRIVER, str(onnx_dir), json.dumps(list(SEEDS))],
