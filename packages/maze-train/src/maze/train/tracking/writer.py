@@ -84,8 +84,8 @@ class TrackingWriter(LogStatsWriter):
         """Queues the numeric statistics of ``stats`` as metrics at the tracking step of log step ``step``."""
         if self._closed or os.getpid() != self._pid:  # a forked worker process inherited the registered writer
             return
-        values = scalar_metrics(path, stats)
-        if values and not self.warned:
+        values = {} if self.warned else scalar_metrics(path, stats)
+        if values:
             if step not in self._steps:
                 self._steps[step] = int(self._step_of(step))
             time_ms = int(time.time() * 1000)
