@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from hydra import compose, initialize_config_module
 from hydra.errors import ConfigCompositionException, MissingConfigException
-from maze.rl.config_errors import describe_config_error, is_config_error, suggest_key
+from maze.rl.config_errors import closest_match, describe_config_error, is_config_error, suggest_key
 from omegaconf import OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, InterpolationKeyError
 
@@ -58,6 +58,24 @@ def test_unknown_group_options_list_the_options_and_the_closest_one() -> None:
     }
     assert message.endswith("Did you mean algorithm=ppo?")
     assert "Config search path" not in message
+
+
+@pytest.mark.parametrize(
+    ("overrides", "root", "suggestion"),
+    [
+        (["algorithm=PPO"], "conf_train", "Did you mean algorithm=ppo?"),
+        (["algorithm=ppo", "algorithm.LR=1"], "conf_train", "Did you mean 'algorithm.lr'?"),
+        ([], "Conf_Train", "Did you mean -cn conf_train?"),
+    ],
+)
+def test_suggestions_ignore_case(overrides: list[str], root: str, suggestion: str) -> None:
+    assert suggestion in describe_config_error(composition_error(*overrides, root=root))
+
+
+def test_closest_match_keeps_the_candidates_spelling() -> None:
+    assert closest_match("ppo", ["PPO", "a2c"]) == "PPO"
+    assert closest_match("Env_Base_Sed", ["env_base_seed", "agent_base_seed"]) == "env_base_seed"
+    assert closest_match("xyzzy", ["ppo", "a2c"]) is None
 
 
 def test_a_training_group_without_the_training_root_names_the_training_root() -> None:

@@ -1,7 +1,8 @@
 """Clear messages for config errors that Hydra reports while composing a ``maze-run`` config.
 
 Hydra names the culprit but offers no correction for a mistyped key; these helpers add a
-"did you mean" suggestion (closest keys at the same level, or closest options of a group).
+"did you mean" suggestion (closest keys at the same level, or closest options of a group),
+ignoring case: ``algorithm=PPO`` gets ``algorithm=ppo``.
 A root key that a user's root config lacks (a copy of an older maze root config) is named
 with the line to add, taken from maze's own root configs.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from importlib.resources import files
 from typing import Optional
 
@@ -18,7 +19,7 @@ from hydra.errors import HydraException, MissingConfigException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, InterpolationKeyError, OmegaConfBaseException
 
-__all__ = ["is_config_error", "describe_config_error", "suggest_key"]
+__all__ = ["closest_match", "is_config_error", "describe_config_error", "suggest_key"]
 
 _OVERRIDE_FAILURE = re.compile(r"Could not override '(?P<key>[^']+)'\.\nTo append to your config use \+(?P<line>.+)")
 _GROUP_NOT_IN_ROOT = re.compile(
@@ -136,14 +137,12 @@ def _missing_config_hint(missing: str, options: Optional[Sequence[str]]) -> str:
         options = [
             entry.name[: -len(".yaml")] for entry in files("maze.conf").iterdir() if entry.name.endswith(".yaml")
         ]
-        close = difflib.get_close_matches(option, options, n=1)
+        close = closest_match(option, options)
         return (
-            f"\nDid you mean -cn {close[0]}?"
-            if close
-            else f"\nThe root configs of maze-run: {', '.join(sorted(options))}"
+            f"\nDid you mean -cn {close}?" if close else f"\nThe root configs of maze-run: {', '.join(sorted(options))}"
         )
-    close = difflib.get_close_matches(option, list(options or ()), n=1)
-    return f"\nDid you mean {group}={close[0]}?" if close else ""
+    close = closest_match(option, options or ())
+    return f"\nDid you mean {group}={close}?" if close else ""
 
 
 def suggest_key(key: str, error: OmegaConfBaseException) -> Optional[str]:
@@ -165,6 +164,22 @@ def suggest_key(key: str, error: OmegaConfBaseException) -> Optional[str]:
     depth = len(str(missing).split(".")) - 1
     if depth >= len(parts):
         return None
-    candidates: Sequence[str] = [str(name) for name in parent.keys()]
-    close = difflib.get_close_matches(parts[depth], candidates, n=1)
-    return ".".join([*parts[:depth], close[0], *parts[depth + 1 :]]) if close else None
+    close = closest_match(parts[depth], (str(name) for name in parent.keys()))
+    return ".".join([*parts[:depth], close, *parts[depth + 1 :]]) if close else None
+
+
+def closest_match(word: str, candidates: Iterable[str]) -> Optional[str]:
+    """The candidate closest to ``word``, ignoring case (``PPO`` -> ``ppo``); None when nothing is close.
+
+    Args:
+        word: What the user typed (an option, a key, a root config name).
+        candidates: The valid names.
+
+    Returns:
+        The candidate as spelled in ``candidates``.
+    """
+    by_folded: dict[str, str] = {}
+    for candidate in candidates:
+        by_folded.setdefault(candidate.casefold(), candidate)
+    close = difflib.get_close_matches(word.casefold(), list(by_folded), n=1)
+    return by_folded[close[0]] if close else None
