@@ -1,0 +1,172 @@
+"""Check (or regenerate) the benchmark figures quoted in the READMEs against tools/bench/results/.
+
+Two markers, HTML comments that markdown renders invisibly, tie a README figure to the benchmark
+result it comes from:
+
+* ``<!-- bench-table: train.md -->`` on the line before a markdown table: the table's header
+  must be the header of a table in ``tools/bench/results/train.md`` and every row must be a row
+  of that table (a README may show a subset of the rows). ``--fix`` replaces each row by the
+  results row with the same first cell.
+* ``<!-- fig: train.json .2f ratios/0/value -->0.26×``: the text right after the marker must
+  start with the value at that path of ``tools/bench/results/train.json`` (keys and list indices
+  separated by ``/``), written with the format spec (``.2f``, ``,.0f``, ...). ``--fix`` writes
+  the current value.
+
+Usage: ``python tools/check_readme_figures.py [--fix] [README ...]`` (default: README.md and
+packages/*/README.md). Exits 1 and names file, line and both values for every drifted figure.
+Standard library only, so it runs in the ``lint`` session without the packages installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "tools" / "bench" / "results"
+TABLE_MARKER = re.compile(r"<!--\s*bench-table:\s*(?P<file>\S+\.md)\s*-->")
+FIGURE_MARKER = re.compile(r"<!--\s*fig:\s*(?P<file>\S+\.json)\s+(?P<spec>\S+)\s+(?P<path>[^>]+?)\s*-->")
+
+
+class FigureError(Exception):
+    """A marker that cannot be checked: unknown results file, path or table header."""
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A README figure that differs from its benchmark result."""
+
+    readme: Path
+    line: int
+    found: str
+    expected: str
+
+    def __str__(self) -> str:
+        return f"{self.readme}:{self.line}: README has {self.found!r}, the benchmark result is {self.expected!r}"
+
+
+def markdown_tables(text: str) -> list[list[str]]:
+    """The markdown tables of a text, each as its stripped lines (header, separator, rows)."""
+    tables: list[list[str]] = []
+    current: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if line.strip().startswith("|"):
+            current.append(line.strip())
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+def first_cell(row: str) -> str:
+    """The first cell of a markdown table row, stripped."""
+    return row.strip("|").split("|", 1)[0].strip()
+
+
+def results_table(results: Path, name: str, header: str) -> list[str]:
+    """The table of ``results/name`` whose header is ``header``."""
+    path = results / name
+    if not path.is_file():
+        raise FigureError(f"bench-table marker names {name}, which is not in {results}")
+    for table in markdown_tables(path.read_text()):
+        if table[0] == header:
+            return table
+    raise FigureError(f"{name} has no table with the header {header!r}: copy the table's header from {path}")
+
+
+def json_value(results: Path, name: str, path: str) -> float:
+    """The number at ``path`` (``/``-separated keys and list indices) of ``results/name``."""
+    file = results / name
+    if not file.is_file():
+        raise FigureError(f"fig marker names {name}, which is not in {results}")
+    value = json.loads(file.read_text())
+    for key in path.split("/"):
+        try:
+            value = value[int(key)] if isinstance(value, list) else value[key]
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise FigureError(f"{name} has no {path!r}: {key!r} not found") from None
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise FigureError(f"{name} {path!r} is {value!r}, not a number")
+    return value
+
+
+def check_tables(readme: Path, lines: list[str], results: Path, fix: bool) -> list[Drift]:
+    """Check (and with ``fix`` rewrite) the rows of every table after a bench-table marker."""
+    drifts = []
+    for index, line in enumerate(lines):
+        marker = TABLE_MARKER.search(line)
+        if not marker:
+            continue
+        start = index + 1
+        if start >= len(lines) or not lines[start].strip().startswith("|"):
+            raise FigureError(f"{readme}:{index + 1}: a bench-table marker must be followed by a table")
+        expected = results_table(results, marker["file"], lines[start].strip())
+        by_case = {first_cell(row): row for row in expected[2:]}
+        row_index = start + 2
+        while row_index < len(lines) and lines[row_index].strip().startswith("|"):
+            row = lines[row_index].strip()
+            if row not in expected:
+                if first_cell(row) not in by_case:
+                    raise FigureError(f"{readme}:{row_index + 1}: {marker['file']} has no row {first_cell(row)!r}")
+                drifts.append(Drift(readme, row_index + 1, row, by_case[first_cell(row)]))
+                if fix:
+                    lines[row_index] = by_case[first_cell(row)]
+            row_index += 1
+    return drifts
+
+
+def check_figures(readme: Path, lines: list[str], results: Path, fix: bool) -> list[Drift]:
+    """Check (and with ``fix`` rewrite) the figure right after every fig marker."""
+    drifts = []
+    for index, line in enumerate(lines):
+        for marker in reversed(list(FIGURE_MARKER.finditer(line))):
+            expected = format(json_value(results, marker["file"], marker["path"]), marker["spec"])
+            after = line[marker.end() :]
+            found = re.match(r"[-+−]?[\d,.]*", after).group(0).rstrip(".,")
+            if found != expected:
+                drifts.append(Drift(readme, index + 1, found, expected))
+                if fix:
+                    line = line[: marker.end()] + expected + after[len(found) :]
+        lines[index] = line
+    return drifts
+
+
+def check_readme(readme: Path, results: Path = RESULTS, fix: bool = False) -> list[Drift]:
+    """All drifted figures of one README; with ``fix`` the README is rewritten with the current results."""
+    text = readme.read_text()
+    lines = text.splitlines()
+    drifts = check_tables(readme, lines, results, fix) + check_figures(readme, lines, results, fix)
+    if fix and drifts:
+        readme.write_text("\n".join(lines) + ("\n" if text.endswith("\n") else ""))
+    return drifts
+
+
+def default_readmes() -> list[Path]:
+    """README.md and every package README."""
+    return [ROOT / "README.md", *sorted(ROOT.glob("packages/*/README.md"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("readmes", nargs="*", type=Path, help="READMEs to check (default: all)")
+    parser.add_argument("--fix", action="store_true", help="rewrite drifted figures from the committed results")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="benchmark results directory")
+    args = parser.parse_args(argv)
+    try:
+        drifts = [
+            d for readme in args.readmes or default_readmes() for d in check_readme(readme, args.results, args.fix)
+        ]
+    except FigureError as error:
+        print(f"Error: {error}", file=sys.stderr)
+        return 1
+    for drift in drifts:
+        print(f"{'fixed' if args.fix else 'drifted'}: {drift}", file=sys.stderr)
+    return 1 if drifts and not args.fix else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
