@@ -4,6 +4,7 @@ A service that owns the real environment asks :class:`AgentDeployment` for an ac
 whenever it is ready (``act(maze_state, reward, done, info)``); the deployment runs the
 full wrapper stack (normalization, frame stacking, statistics) around an
 :class:`ExternalCoreEnv` that takes the service's MazeStates, in the calling thread.
+:class:`StackPolicy` gives single actions for observations of the bare env (no episode).
 Torch policies of training runs need the ``torch`` extra (maze-perception); their ONNX
 exports run without torch through :class:`OnnxPolicy` (the ``onnx`` extra: onnxruntime).
 Importing this package never imports torch or onnxruntime.
@@ -25,6 +26,7 @@ from maze.deploy.errors import (
 from maze.deploy.external_core_env import ExternalCoreEnv
 from maze.deploy.onnx_policy import OnnxPolicy
 from maze.deploy.policy_executor import PolicyExecutor
+from maze.deploy.stack_policy import StackPolicy
 
 __version__ = _version("maze-deploy")
 
@@ -34,6 +36,7 @@ __all__ = [
     "ExternalCoreEnv",
     "OnnxPolicy",
     "PolicyExecutor",
+    "StackPolicy",
     "ActionCandidates",
     "MazeActionCandidates",
     "DeploymentError",

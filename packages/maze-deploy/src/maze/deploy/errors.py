@@ -32,7 +32,7 @@ class InvalidRewardError(DeploymentError, ValueError):
 
 
 class ObservationOutsideSpaceError(DeploymentError, ValueError):
-    """The wrapper stack turned a MazeState into an observation outside its observation space."""
+    """An observation handed in, or the one the wrapper stack made of a MazeState, lies outside its space."""
 
 
 class PolicyExecutionError(DeploymentError, RuntimeError):

@@ -85,6 +85,18 @@ class ExternalCoreEnv(CoreEnv):
         self._step_result = (maze_state, reward, terminated, truncated, info)
         self._events = () if events is None else events
 
+    def show(self, maze_state: Any, actor_id: Optional[ActorID] = None) -> None:
+        """Makes ``maze_state`` the current MazeState and ``actor_id`` the acting actor, without a reset or step.
+
+        For looking at one state through the stack (e.g. converting an action in it) outside an episode.
+
+        Args:
+            maze_state: The MazeState (None where only the actor matters).
+            actor_id: The acting actor (None: ``ActorID(0, 0)``, flat envs).
+        """
+        self._maze_state = maze_state
+        self._actor = self._next_actor = _FLAT_ACTOR if actor_id is None else actor_id
+
     def expect(self, maze_action: Any) -> None:
         """Announces the MazeAction the next ``step()`` must receive (the one the caller executed)."""
         self._expected = maze_action

@@ -52,6 +52,7 @@ class PolicyExecutor:
         env: Any,
         actor_id: ActorID,
         num_candidates: Optional[int] = None,
+        deterministic: Optional[bool] = None,
     ) -> Union[Any, ActionCandidates]:
         """The policy's action for ``observation``, or its top candidates.
 
@@ -61,6 +62,7 @@ class PolicyExecutor:
             env: The env the policy acts in (passed on only if the policy needs it).
             actor_id: The acting actor.
             num_candidates: Overrides the executor's ``num_candidates`` for this call.
+            deterministic: Overrides the executor's ``deterministic`` for this call.
 
         Raises:
             PolicyExecutionError: The policy raised, or cannot rank candidates.
@@ -72,7 +74,11 @@ class PolicyExecutor:
         try:
             if count is None:
                 return policy.compute_action(
-                    observation, maze_state=state, env=env, actor_id=actor_id, deterministic=self.deterministic
+                    observation,
+                    maze_state=state,
+                    env=env,
+                    actor_id=actor_id,
+                    deterministic=self.deterministic if deterministic is None else deterministic,
                 )
             actions, probabilities = policy.compute_top_action_candidates(
                 observation, count, maze_state=state, env=env, actor_id=actor_id

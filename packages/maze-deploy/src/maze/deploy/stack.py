@@ -128,12 +128,16 @@ class ActionPath:
         self._outer = layers[0]
         self._stack_text = stack_text
 
-    def maze_action(self, action: Any) -> Any:
-        """The MazeAction for ``action``, an action of the stack's action space."""
+    def env_action(self, action: Any) -> Any:
+        """The MazeEnv's action for ``action``, an action of the stack's action space (ActionWrappers applied)."""
         for transform in self._transforms:
             action = transform(action)
+        return action
+
+    def maze_action(self, action: Any) -> Any:
+        """The MazeAction for ``action``, an action of the stack's action space."""
         maze_env = self._maze_env
-        return maze_env.action_conversion.space_to_maze(action, maze_env.get_maze_state())
+        return maze_env.action_conversion.space_to_maze(self.env_action(action), maze_env.get_maze_state())
 
     def convert(self, decision: Union[Any, ActionCandidates]) -> Union[Any, MazeActionCandidates]:
         """The MazeAction of a policy's action, or the MazeActions of its candidates.
