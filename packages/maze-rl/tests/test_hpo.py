@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra_plugins.maze_hpo import MazeLocalLauncher, MazeNevergradSweeper
 from maze.env.errors import ConfigurationError
 from maze.rl.hpo.job_server import JobServer, JobServerError
 from maze.rl.hpo.launcher import parallel_jobs
@@ -98,10 +99,14 @@ def test_a_crashed_job_is_reported_as_failed_and_the_sweep_goes_on(tmp_path: Pat
     result = maze_run(
         "-cn", "conf_train", f"+experiment={experiment}", "runner._target_=fake_runners.ObjectiveRunner",
         "+runner.crash_above=0.6", "~hydra.sweeper.parametrization", "+runner.x=interval(0,1)",
-        "hydra.sweeper.optim.budget=8", "hydra.sweeper.optim.num_workers=2", "hydra.sweeper.optim.seed=3",
-        "hydra.sweep.dir=sweep", "--multirun", cwd=tmp_path,
+        "hydra.sweeper.optim.budget=8", "hydra.sweeper.optim.num_workers=4", "hydra.launcher.n_jobs=2",
+        "hydra.sweeper.optim.seed=3", "hydra.sweep.dir=sweep", "--multirun", cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    # The launcher's line and the summary name the same, true number of jobs at once.
+    assert "[launcher] 2 jobs at a time, in sweep" in result.stdout
+    assert "2 jobs at a time (num_workers=4, capped by hydra.launcher.n_jobs and the CPUs)" in result.stdout
+    assert "4 jobs at a time" not in result.stdout and "4 at a time" not in result.stdout
     jobs = json.loads((tmp_path / "sweep" / "sweep_summary.json").read_text())["jobs"]
     assert len(jobs) == 8
     crashed = [job for job in jobs if job["params"]["+runner.x"] > 0.6]
@@ -195,6 +200,19 @@ def test_the_launcher_runs_no_more_jobs_at_once_than_fit_the_cpus(capsys: pytest
     assert parallel_jobs(n_jobs=4, cpus_per_job=2, cpus=4) == 2
     assert "exceed the 4 CPUs" in capsys.readouterr().out
     assert parallel_jobs(n_jobs=0, cpus_per_job=8, cpus=4) == 1
+
+
+def test_the_sweeper_tells_the_optimizer_and_the_summary_the_jobs_that_run_at_once() -> None:
+    sweeper = MazeNevergradSweeper(optim=None)
+    sweeper.launcher = MazeLocalLauncher(n_jobs=2)
+    sweeper.launcher.parallel = 2
+    assert sweeper._parallelism(4) == (
+        2,
+        "2 jobs at a time (num_workers=4, capped by hydra.launcher.n_jobs and the CPUs)",
+    )
+    assert sweeper._parallelism(1) == (1, "1 job at a time")
+    sweeper.launcher = object()  # a launcher that runs the batches its own way
+    assert sweeper._parallelism(4) == (4, "batches of 4 jobs (object)")
 
 
 def test_a_missing_optimization_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
