@@ -18,7 +18,7 @@ from maze.env.log_stats.base_events import BaseEnvEvents
 from maze.env.log_stats.global_state import get_log_step
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
-from maze.rl.api import InvalidSpecificationError, RunContext, RunContextError, RunMode
+from maze.rl.api import InvalidSpecificationError, RolloutStats, RunContext, RunContextError, RunMode
 
 TINY = {
     "algorithm.n_epochs": 1,
@@ -148,7 +148,7 @@ def test_algorithm_config_instance_composers_and_a_built_evaluator(tmp_path: Pat
     assert (rc.run_dir / "state_dict.pt").is_file()
 
 
-def test_rollouts_return_the_episode_statistics(tmp_path: Path) -> None:
+def test_rollouts_return_the_episode_statistics_by_name(tmp_path: Path) -> None:
     rc = RunContext(
         configuration="rollout",
         env="gym_env",
@@ -158,8 +158,13 @@ def test_rollouts_return_the_episode_statistics(tmp_path: Path) -> None:
         run_dir=tmp_path / "rollout",
     )
     stats = rc.rollout(n_episodes=3, max_episode_steps=20)
-    assert stats_value(stats, BaseEnvEvents.reward, "episode_count") == 3
-    assert stats_value(stats, BaseEnvEvents.reward, "max") <= 20
+    assert isinstance(stats, RolloutStats)
+    assert stats["BaseEnvEvents/reward/episode_count"] == 3
+    assert 0 < stats["BaseEnvEvents/reward/mean"] <= stats["BaseEnvEvents/reward/max"] <= 20
+    assert stats["BaseEnvEvents/reward/mean"] == stats_value(stats.log_stats, BaseEnvEvents.reward, "mean")
+    assert "BaseEnvEvents/reward/mean" in repr(stats) and dict(stats)["BaseEnvEvents/reward/min"] > 0
+    with pytest.raises(KeyError, match=r"did you mean \['BaseEnvEvents/reward/mean'"):
+        stats["BaseEnvEvents/reward/maen"]
     assert len(list((rc.run_dir / "trajectory_data").glob("*.pkl"))) == 3
     with pytest.raises(RunContextError, match="configuration='train'"):
         rc.train()
@@ -172,7 +177,7 @@ def test_a_trained_policy_rolls_out_in_a_rollout_context(tmp_path: Path) -> None
         configuration=RunMode.ROLLOUT, env=cartpole, policy=trained.policy, silent=True, run_dir=tmp_path / "r"
     )
     stats = rc.rollout(n_episodes=2, record_trajectory=False, record_event_logs=False)
-    assert stats_value(stats, BaseEnvEvents.reward, "episode_count") == 2
+    assert stats_value(stats.log_stats, BaseEnvEvents.reward, "episode_count") == 2
     assert get_log_step() == 1  # the rollout's own first table, not the step after the training's epochs
 
 

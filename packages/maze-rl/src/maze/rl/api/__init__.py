@@ -4,6 +4,7 @@
 """
 
 from maze.rl.api.configuration import ConfigurationAuditor, ConfigurationLoader
+from maze.rl.api.rollout_stats import RolloutStats
 from maze.rl.api.run_context import RunContext
 from maze.rl.api.utils import InvalidSpecificationError, RunContextError, RunMode
 
@@ -11,6 +12,7 @@ __all__ = [
     "ConfigurationAuditor",
     "ConfigurationLoader",
     "InvalidSpecificationError",
+    "RolloutStats",
     "RunContext",
     "RunContextError",
     "RunMode",

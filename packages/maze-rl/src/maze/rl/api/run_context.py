@@ -13,11 +13,15 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import yaml
 from maze.rl.api.configuration import ConfigurationAuditor, ConfigurationLoader, RunSpecification
+from maze.rl.api.rollout_stats import RolloutStats
 from maze.rl.api.utils import RunContextError, RunMode
+
+if TYPE_CHECKING:
+    from maze.deploy.stack_policy import StackPolicy
 
 __all__ = ["RunContext"]
 
@@ -91,6 +95,7 @@ class RunContext:
         self._run_dir = Path(os.path.abspath(run_dir if run_dir is not None else self._loaded.run_dir))
         self._runner: Any = None
         self._policy: Any = None
+        self._inference: Optional[StackPolicy] = None
 
     # --- properties --------------------------------------------------------------------------
 
@@ -193,18 +198,64 @@ class RunContext:
                 eval_env.close()
 
     def compute_action(
-        self, observation: Mapping[str, Any], actor_id: Any = None, deterministic: bool = False
-    ) -> dict[str, Any]:
-        """The trained policy's action for one observation dict (or a batch), e.g. ``{'action': 1}``.
+        self,
+        observation: Any,
+        actor_id: Any = None,
+        deterministic: bool = False,
+        preprocessed: bool = False,
+    ) -> Any:
+        """The trained policy's action for an observation of the env without the run's wrappers.
+
+        The observation goes through the run's wrapper stack first, as in training: every
+        observation wrapper's ``observation()``, normalization with the run's statistics
+        (``statistics.npz``). The action comes back for that env (every action wrapper's
+        ``action()`` applied). For an env the policy trained on::
+
+            env = GymMazeEnv("CartPole-v1")
+            observation, _ = env.reset()
+            env.step(rc.compute_action(observation))  # {'action': 1}
+
+        Stacks that keep state between steps (frame stacking) need the episode: use
+        ``AgentDeployment.from_run_dir(rc.run_dir)`` there.
 
         Args:
-            observation: Observation of the env (``[*shape]`` per key) or a batch (``[B, *shape]``).
-            actor_id: The acting actor of structured envs (None: the single policy network).
+            observation: What the env's ``reset()``/``step()`` return (``{'observation': array}``
+                for GymMazeEnv); with ``preprocessed`` the policy's own input (the observation after
+                the wrappers, e.g. normalized; also a batch ``[B, *shape]`` per key).
+            actor_id: The acting actor of structured envs (None: the first sub-step's agent 0).
             deterministic: Take the most likely action instead of sampling.
-        """
-        return self.policy.compute_action(observation, actor_id=actor_id, deterministic=deterministic)
+            preprocessed: The observation went through the run's wrappers already: passed to the
+                policy unchanged, and the policy's action is returned.
 
-    def rollout(self, n_episodes: Optional[int] = None, **runner_overrides: Any) -> dict:
+        Raises:
+            RunContextError: Before :meth:`train`.
+            ObservationOutsideSpaceError: ``observation`` is no observation of the env (the message
+                points to :meth:`compute_maze_action` and ``preprocessed``).
+            WrapperStackError: The wrappers keep state between steps, or one failed.
+        """
+        return self._stack_policy().compute_action(observation, actor_id, deterministic, preprocessed)
+
+    def compute_maze_action(self, maze_state: Any, actor_id: Any = None, deterministic: bool = False) -> Any:
+        """The trained policy's MazeAction for a MazeState, e.g. a plain gymnasium env's observation.
+
+        For ``gymnasium.make("CartPole-v1")``: its observation in, its action (``1``) out. The
+        state goes through the env's observation conversion and the run's wrappers, as in
+        :meth:`compute_action`; the result equals the first action of
+        ``AgentDeployment.from_run_dir(rc.run_dir)`` in that state.
+
+        Args:
+            maze_state: A gymnasium env's observation, or ``env.get_maze_state()`` of a Maze env.
+            actor_id: The acting actor of structured envs (None: the first sub-step's agent 0).
+            deterministic: Take the most likely action instead of sampling.
+
+        Raises:
+            RunContextError: Before :meth:`train`.
+            ObservationOutsideSpaceError: ``maze_state`` is no MazeState of the env.
+            WrapperStackError: The wrappers keep state between steps, or one failed.
+        """
+        return self._stack_policy().compute_maze_action(maze_state, actor_id, deterministic)
+
+    def rollout(self, n_episodes: Optional[int] = None, **runner_overrides: Any) -> RolloutStats:
         """Runs the rollout job (configuration='rollout'); may be called repeatedly.
 
         Args:
@@ -212,16 +263,26 @@ class RunContext:
             **runner_overrides: Other rollout runner keys, e.g. ``max_episode_steps=100``.
 
         Returns:
-            The episode statistics (the ``rollout_stats`` table as LogStats, e.g.
-            ``stats_value(stats, BaseEnvEvents.reward, "mean")``).
+            The episode statistics by name, e.g. ``stats["BaseEnvEvents/reward/mean"]``,
+            ``stats["BaseEnvEvents/reward/episode_count"]`` (see :class:`RolloutStats`; ``print(stats)``
+            lists all names).
         """
         if self.mode is not RunMode.ROLLOUT:
             raise RunContextError("rollout() needs configuration='rollout'; this RunContext trains (use train())")
         updates = dict(runner_overrides) | ({} if n_episodes is None else {"n_episodes": n_episodes})
         self._run_job(self._job_config({"runner": updates}))
-        return self._runner.last_stats
+        return RolloutStats(self._runner.last_stats)
 
     # --- pieces ------------------------------------------------------------------------------
+
+    def _stack_policy(self) -> StackPolicy:
+        """The trained policy behind the run's wrapper stack (built on first use)."""
+        if self._inference is None:
+            from maze.deploy.stack_policy import StackPolicy
+
+            runner = self._trained_runner("compute_action()")
+            self._inference = StackPolicy(self.policy, runner.env_factory())
+        return self._inference
 
     def _trained_runner(self, what: str) -> Any:
         if self._runner is None or self.mode is not RunMode.TRAINING:
@@ -246,7 +307,7 @@ class RunContext:
             self._write_hydra_dir(config)
             runner = build_runner(config)
             runner.setup(config)
-            self._runner, self._policy = runner, None
+            self._runner, self._policy, self._inference = runner, None, None
             return runner.run()
 
     def _write_hydra_dir(self, config: dict[str, Any]) -> None:
