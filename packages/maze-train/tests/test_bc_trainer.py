@@ -125,6 +125,12 @@ def test_evaluations_every_k_iterations_and_at_epoch_ends(tmp_path: Path, record
     assert trainer.iterations == 24 and len(recorder.steps("eval")) == 4 and recorder.steps("train") == [1, 2, 3, 4]
 
 
+def test_max_seconds_stops_bc_at_the_first_epoch_end_past_it(tmp_path: Path, recorder) -> None:
+    trainer, _ = train_multi_step(tmp_path, recorder, n_epochs=3, max_seconds=1e-6)
+    assert trainer.result.epochs == 1 and trainer.result.stop_reason.startswith("wall-clock limit reached")
+    assert len(recorder.steps("eval")) == 1 and trainer.result.train_seconds > 0
+
+
 def test_a_torch_optimizer_from_its_target_trains_but_keeps_no_optimizer_file(tmp_path: Path, recorder) -> None:
     optimizer = {"_target_": "torch.optim.SGD", "lr": 0.01}
     trainer, _ = train_multi_step(tmp_path, recorder, n_epochs=2, optimizer=optimizer)
@@ -159,6 +165,8 @@ def test_the_validation_score_is_the_negative_loss_of_all_items(recorder) -> Non
         ({"n_epochs": 0}, "algorithm.n_epochs=0 is out of range"),
         ({"eval_every_k_iterations": 0}, "algorithm.eval_every_k_iterations=0 is out of range"),
         ({"entropy_coeff": 0.1}, "did you mean 'entropy_coef'"),
+        ({"max_env_steps": 100}, "BC learns from recorded data and collects no env steps; limit it with"),
+        ({"max_seconds": 0}, "algorithm.max_seconds=0 is out of range; it must be > 0"),
     ],
 )
 def test_bad_algorithm_keys_are_named(config: dict, message: str) -> None:

@@ -47,6 +47,7 @@ VECTOR_OBS_WRAPPERS = {
 """The ``wrappers=vector_obs`` config of maze-rl (maze-rl is no dependency of maze-train)."""
 SUMMARY_KEYS = {
     "env_steps",
+    "run_env_steps",
     "sub_steps",
     "train_seconds",
     "env_steps_per_second",
@@ -141,7 +142,13 @@ def test_dev_runner_writes_the_run_directory(ppo_run: Path) -> None:
 
     summary = json.loads((ppo_run / "training_summary.json").read_text())
     assert set(summary) == SUMMARY_KEYS
-    assert (summary["env_steps"], summary["epochs"], summary["solved"]) == (ENV_STEPS, 1, False)
+    assert (summary["env_steps"], summary["run_env_steps"], summary["epochs"], summary["solved"]) == (
+        ENV_STEPS,
+        ENV_STEPS,
+        1,
+        False,
+    )
+    assert summary["stop_reason"] == "1 epochs done"
     assert summary["sub_steps"] == ENV_STEPS  # CartPole: one sub-step per env step
     assert summary["best_eval_reward"] > 0
     state = yaml.safe_load((ppo_run / "training_state.yaml").read_text())
@@ -313,6 +320,57 @@ def test_input_dir_resumes_model_optimizer_and_best_reward(ppo_run: Path, tmp_pa
     assert [step for step, _ in read_scalars(tmp_path)["eval_BaseEnvEvents/reward/mean"]] == [1, 2]
     assert [step for step, _ in read_scalars(tmp_path)["train_BaseEnvEvents/reward/mean"]] == [2]
     assert files_of(ppo_run) == before
+    summary = json.loads((tmp_path / "training_summary.json").read_text())
+    # the throughput counts this run's steps only: the resumed run's are not part of train_seconds
+    assert (summary["env_steps"], summary["run_env_steps"], summary["epochs"]) == (2 * ENV_STEPS, ENV_STEPS, 2)
+    assert summary["env_steps_per_second"] == pytest.approx(ENV_STEPS / summary["train_seconds"], rel=1e-3)
+
+
+def test_max_env_steps_stops_at_the_first_epoch_end_at_or_past_the_budget(tmp_path: Path) -> None:
+    summary = train(tmp_path, job_config(n_epochs=0, max_env_steps=ENV_STEPS + 1))
+
+    assert (summary["env_steps"], summary["epochs"]) == (2 * ENV_STEPS, 2)
+    assert summary["stop_reason"] == f"env-step budget reached ({2 * ENV_STEPS} >= algorithm.max_env_steps=65)"
+    assert summary["best_eval_reward"] is not None  # the last epoch was evaluated
+    assert yaml.safe_load((tmp_path / "training_state.yaml").read_text())["epochs"] == 2
+
+
+def test_max_seconds_stops_after_the_epoch_that_passes_it(tmp_path: Path) -> None:
+    summary = train(tmp_path, job_config(n_epochs=5, max_seconds=1e-6))
+
+    assert summary["epochs"] == 1 and summary["stop_reason"].startswith("wall-clock limit reached (")
+    assert summary["stop_reason"].endswith("s >= algorithm.max_seconds=1e-06)")
+    assert summary["best_eval_reward"] is not None
+
+
+def test_a_resumed_run_that_has_its_env_steps_trains_nothing(ppo_run: Path, tmp_path: Path, capsys) -> None:
+    summary = train(tmp_path, job_config(input_dir=ppo_run, n_epochs=0, max_env_steps=ENV_STEPS))
+
+    assert "********** Iteration" not in capsys.readouterr().out
+    assert summary["stop_reason"].startswith("nothing to train: env-step budget reached")
+    assert (summary["epochs"], summary["env_steps"], summary["run_env_steps"]) == (1, ENV_STEPS, 0)
+    assert (tmp_path / "training_state.yaml").is_file()  # still resumable from the new run directory
+
+
+def test_an_interrupted_run_writes_its_training_summary(tmp_path: Path, monkeypatch) -> None:
+    runner = set_up(tmp_path, job_config(n_epochs=3))
+    rollouts = []
+
+    def interrupt_in_the_second_epoch(policy: Any) -> Any:
+        if len(rollouts) == 3:  # epoch 0 took two rollouts, epoch 1 one
+            raise KeyboardInterrupt
+        rollouts.append(collect(policy))
+        return rollouts[-1]
+
+    collect = runner.trainer.collector.collect
+    monkeypatch.setattr(runner.trainer.collector, "collect", interrupt_in_the_second_epoch)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run()
+
+    summary = json.loads((tmp_path / "training_summary.json").read_text())
+    assert summary["stop_reason"] == "interrupted (KeyboardInterrupt)"
+    assert (summary["epochs"], summary["env_steps"], summary["run_env_steps"]) == (1, 48 * 2, 48 * 2)  # 3 rollouts
+    assert summary["train_seconds"] > 0 and summary["best_eval_reward"] is not None
 
 
 def test_a_model_of_input_dir_that_reaches_the_target_stops_before_training(

@@ -231,7 +231,7 @@ def test_clipped_surrogate_loss_clips_the_ratio_on_both_sides() -> None:
         (A2CAlgorithmConfig, {"gama": 0.9}, "has no key 'gama' (did you mean 'gamma'?)"),
         (PPOAlgorithmConfig, {"clip_rang": 0.1, "lr": 1e-3}, "'clip_rang' (did you mean 'clip_range'?)"),
         (A2CAlgorithmConfig, {"clip_range": 0.1}, "A2CAlgorithmConfig has no key 'clip_range'"),
-        (A2CAlgorithmConfig, {"zzz": 1}, "has no key 'zzz'; its keys are n_epochs"),
+        (A2CAlgorithmConfig, {"zzz": 1}, "has no key 'zzz'; its keys are max_env_steps, max_seconds, n_epochs"),
     ],
 )
 def test_from_config_names_unknown_keys(config_class, values: dict, message: str) -> None:

@@ -20,8 +20,9 @@ from maze.train.trainers.common.training_state import (
 __all__ = ["InputRun", "SUMMARY_FILE", "describe_resumable_state", "write_training_summary"]
 
 SUMMARY_FILE = "training_summary.json"
-"""Written at the end of a training run: env steps (every actor of an env step acted once), sub-steps (null where a
-trainer does not count them), time, throughput, best score, solved."""
+"""Written at the end of a training run, also an interrupted one: env steps (every actor of an env step acted once;
+in total and in this run), sub-steps (null where a trainer does not count them), time, throughput, best score, solved,
+stop reason."""
 
 
 @dataclass
@@ -90,12 +91,18 @@ class InputRun:
 
 
 def write_training_summary(directory: Path, result: TrainingResult) -> Path:
-    """Writes :data:`SUMMARY_FILE` (JSON) for tools and benchmarks; returns its path."""
+    """Writes :data:`SUMMARY_FILE` (JSON) for tools and benchmarks; returns its path.
+
+    ``env_steps`` counts all env steps of the run (a resumed run's included), ``run_env_steps`` those of
+    this call, which ``train_seconds`` took: ``env_steps_per_second`` is their ratio.
+    """
+    seconds = result.train_seconds
     summary = {
         "env_steps": result.env_steps,
+        "run_env_steps": result.run_env_steps,
         "sub_steps": result.sub_steps,
-        "train_seconds": round(result.train_seconds, 4),
-        "env_steps_per_second": round(result.env_steps / result.train_seconds, 1) if result.train_seconds else 0.0,
+        "train_seconds": round(seconds, 4),
+        "env_steps_per_second": round(result.run_env_steps / seconds, 1) if seconds else 0.0,
         "best_eval_reward": result.best_reward if result.best_reward != float("-inf") else None,
         "solved": result.solved,
         "epochs": result.epochs,

@@ -349,8 +349,7 @@ class TrainingRunner(Runner):
         if self.input_run is not None and getattr(self.trainer, "evaluator", None) is not None:
             print("Evaluating the model of input_dir before training")
             self.trainer.evaluate()
-        result = train()
-        summary = write_training_summary(self.run_dir, result)
+        result, summary = self.train_with_summary(train)
         sub_steps = f" ({result.sub_steps} sub-steps)" if result.sub_steps is not None else ""
         print(
             f"Training stopped: {result.stop_reason}. {result.env_steps} env steps{sub_steps} "
@@ -358,6 +357,24 @@ class TrainingRunner(Runner):
             f"of training; best evaluation score {result.best_reward:.3f}. Outputs: {self.run_dir} ({summary.name})"
         )
         return result.best_reward
+
+    def train_with_summary(self, train: Callable[[], TrainingResult]) -> tuple[TrainingResult, Path]:
+        """Calls ``train`` and writes ``training_summary.json``, also when Ctrl-C or SIGTERM interrupts it.
+
+        An interrupted run's summary holds what the trainer achieved so far (its
+        :meth:`~maze.train.trainers.common.training_state.ResumableTrainer.result_so_far`) with the
+        stop reason ``interrupted (<exception>)``; the interruption is raised on.
+
+        Returns:
+            What was achieved, and the summary file.
+        """
+        try:
+            result = train()
+        except KeyboardInterrupt as interruption:  # SIGTERM arrives as a KeyboardInterrupt subclass (maze-run)
+            result = self.trainer.result_so_far(False, f"interrupted ({type(interruption).__name__})")
+            write_training_summary(self.run_dir, result)
+            raise
+        return result, write_training_summary(self.run_dir, result)
 
     def close(self) -> None:
         """Unregisters and closes the stats writers."""

@@ -52,7 +52,22 @@ def bounded(
 
 @dataclass
 class AlgorithmConfig:
-    """Base of the algorithm configs; subclasses are dataclasses whose fields are the YAML keys."""
+    """Base of the algorithm configs; subclasses are dataclasses whose fields are the YAML keys.
+
+    The budget keys are shared by every trainer and checked at every epoch end (see
+    :mod:`maze.train.trainers.common.budget`): training stops at the first epoch end at or past one,
+    after that epoch's evaluation, and writes its summary as after any other stop.
+
+    Attributes:
+        max_env_steps: Env steps to train in total, counting those of a resumed run (as ``n_epochs``
+            does; None: no budget). The last epoch is completed, so a run may exceed it by less
+            than one epoch's env steps.
+        max_seconds: Wall-clock limit of the training loop in seconds, evaluations included
+            (None: no limit); a run stops at the first epoch end past it.
+    """
+
+    max_env_steps: Optional[int] = bounded(None, ge=1)
+    max_seconds: Optional[float] = bounded(None, gt=0)
 
     @classmethod
     def from_config(cls: type[ConfigT], config: Any) -> ConfigT:

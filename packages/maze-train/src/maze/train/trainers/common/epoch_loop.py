@@ -37,12 +37,13 @@ class EpochLoopTrainer(ResumableTrainer):
     counts) are written, the evaluator scores the policy (its score goes to model
     selection; without an evaluator the epoch's mean training return does), the resumable
     state is saved, and training stops once ``n_epochs`` are done, ``target_reward`` is
-    reached, or ``patience`` epochs (where the config has the key) passed without a new
-    best score. With :attr:`background_evaluation` the evaluation of an epoch runs in a forked
+    reached, ``patience`` epochs (where the config has the key) passed without a new
+    best score, or the budget (``max_env_steps``, ``max_seconds``; see
+    :mod:`~maze.train.trainers.common.budget`) is spent. With :attr:`background_evaluation` the evaluation of an epoch runs in a forked
     child while the next epoch trains (see :mod:`maze.train.evaluators.background`).
 
-    The trainer provides ``config`` (``n_epochs``, ``target_reward``, optionally
-    ``patience``), ``guard``, ``events`` (a :class:`TrainerEventLog`), ``_env_stats`` (a
+    The trainer provides ``config`` (``n_epochs``, ``target_reward``, the budget keys,
+    optionally ``patience``), ``guard``, ``events`` (a :class:`TrainerEventLog`), ``_env_stats`` (a
     :class:`LogStatsAggregator`), ``evaluator``, ``model_selection``, ``policy`` (what the
     evaluator acts with), optionally ``model`` (switched to evaluation mode while
     evaluating) and ``collector`` (whose env's finished episodes are the training
@@ -73,55 +74,61 @@ class EpochLoopTrainer(ResumableTrainer):
                 config's ``n_epochs``; 0: no limit).
 
         Returns:
-            What was achieved.
+            What was achieved (an interrupted call's is :meth:`result_so_far`).
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
-        train_seconds, self._stale = 0.0, 0
+        self.start_budget()
+        self._stale = 0
         stop = self._stop_before_training(limit)
         if stop is not None:  # a resumed run: its state (and the score of its evaluation) stays resumable here
             self.save_training_state()
+        first = True
         try:
-            while stop is None and (not limit or self.epochs_done < limit):
-                epoch_start = time.perf_counter()
-                train_seconds += self._run_epoch()
+            while stop is None:
+                spent = self._limit_reached(limit, check_budget=not first)
+                if spent is not None:  # the last epoch's evaluation may still be running
+                    stop = (False, spent)
+                    if self.background_evaluation is not None and self.background_evaluation.pending:
+                        stop = self._take_scores([self.background_evaluation.collect()]) or stop
+                    break
+                epoch_start, first = time.perf_counter(), False
+                self._run_epoch()
                 stop = self._take_scores(self._scores(self._write_train_stats()))
                 print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
-                if stop is not None:
-                    break
-                if self.background_evaluation is not None:
+                if stop is None and self.background_evaluation is not None:
                     self.background_evaluation.submit(self.policy, getattr(self, "model", None))
-            else:  # the epoch limit: the last epoch's evaluation may still be running
-                if self.background_evaluation is not None and self.background_evaluation.pending:
-                    stop = self._take_scores([self.background_evaluation.collect()])
         finally:
             if self.background_evaluation is not None:
                 self.background_evaluation.close()
-        solved, reason = stop or (False, f"{limit} epochs done")
-        sub_steps = self.sub_steps_per_env_step
-        return TrainingResult(
-            self.epochs_done,
-            self.env_steps,
-            train_seconds,
-            self.best_reward,
-            solved,
-            reason,
-            None if sub_steps is None else self.env_steps * sub_steps,
-        )
+        return self.result_so_far(*stop)
+
+    def _limit_reached(self, limit: int, check_budget: bool) -> Optional[str]:
+        """Why no further epoch is trained (``limit`` epochs done or the budget spent); None: train one more.
+
+        The budget is checked at epoch ends only (``check_budget``): every call trains at least one epoch.
+        """
+        if limit and self.epochs_done >= limit:
+            return f"{limit} epochs done"
+        return self.budget.exhausted(self.env_steps) if check_budget and self.budget is not None else None
 
     def _stop_before_training(self, limit: int) -> Optional[tuple[bool, str]]:
         """``(solved, reason)`` when a resumed run stops before its first epoch here, else None.
 
         It stops when the model of ``input_dir`` (evaluated before) already reaches
-        ``target_reward``, or when the run already has ``limit`` epochs (see :meth:`nothing_to_train`).
+        ``target_reward``, when the run already has ``limit`` epochs (see :meth:`nothing_to_train`)
+        or already ``max_env_steps`` env steps.
         """
         target = self.config.target_reward
         if target is not None and self.best_reward >= target:
             return True, f"target reward {target:g} already reached ({self.best_reward:.3f}) before training"
         reason = self.nothing_to_train(limit)
+        if reason is None and self.epochs_done and self.budget is not None:
+            spent = self.budget.exhausted(self.env_steps)
+            reason = None if spent is None else f"nothing to train: {spent} by the resumed run"
         return None if reason is None else (False, reason)
 
-    def _run_epoch(self) -> float:
-        """Trains one epoch with its progress bar and epoch line; returns its seconds."""
+    def _run_epoch(self) -> None:
+        """Trains one epoch with its progress bar and epoch line; its seconds count into the budget's meters."""
         epoch_start = time.perf_counter()
         print(f"********** Iteration {self.epochs_done} **********")
         self.guard.epoch = self.epochs_done
@@ -130,10 +137,12 @@ class EpochLoopTrainer(ResumableTrainer):
         self._report_env_steps(self._bar.update)
         try:
             self._train_epoch()
-        finally:
+        finally:  # an interrupted epoch's seconds count too: its env steps are in the summary
             self._report_env_steps(None)
             self._bar.close()
-        epoch_seconds = time.perf_counter() - epoch_start
+            epoch_seconds = time.perf_counter() - epoch_start
+            if self.budget is not None:
+                self.budget.train_seconds += epoch_seconds
         epoch_steps = self.env_steps - steps_before
         sub_steps = self.sub_steps_per_env_step
         self.progress.epoch_done(
@@ -142,7 +151,6 @@ class EpochLoopTrainer(ResumableTrainer):
         self._epoch_trained(epoch_steps, epoch_seconds)
         self.epochs_done += 1
         increment_log_step()
-        return epoch_seconds
 
     def _scores(self, train_stats: LogStats) -> list[float]:
         """The scores that are in after an epoch: its own, or with background evaluation the previous epoch's."""
@@ -176,11 +184,6 @@ class EpochLoopTrainer(ResumableTrainer):
         score = self._evaluate_policy()
         self.best_reward = max(self.best_reward, score)
         return score
-
-    @property
-    def sub_steps_per_env_step(self) -> Optional[int]:
-        """Sub-steps of one env step (None: the trainer does not count them)."""
-        return None
 
     def _train_epoch(self) -> None:
         """The epoch's rollouts and updates."""

@@ -33,6 +33,7 @@ from maze.env.errors import ConfigurationError
 from maze.env.utils.files import atomic_write_bytes
 from maze.perception.agent.torch_model import TorchModel
 from maze.perception.serialization import check_tensors_only, load_state_dict_file, save_state_dict
+from maze.train.trainers.common.budget import RunBudget
 
 __all__ = [
     "LAST_STATE_DICT_FILE",
@@ -61,6 +62,8 @@ class TrainingResult:
         epochs: Epochs trained in total (including those of a resumed run).
         env_steps: Env steps collected in total (all envs).
         train_seconds: Seconds spent in rollouts and updates in this call (evaluation excluded).
+        run_env_steps: Env steps collected in this call (a resumed run's earlier steps excluded):
+            the steps that ``train_seconds`` took.
         best_reward: The best evaluation score so far (-inf without evaluations).
         solved: ``target_reward`` was reached.
         stop_reason: Why training stopped.
@@ -74,6 +77,7 @@ class TrainingResult:
     best_reward: float
     solved: bool
     stop_reason: str
+    run_env_steps: int
     sub_steps: Optional[int] = None
 
 
@@ -137,16 +141,21 @@ class TrainingState:
 class ResumableTrainer:
     """Mixin of trainers whose state is saved every epoch and restored from ``input_dir``.
 
-    The trainer provides ``optimizer`` (with ``state_dict``/``load_state_dict``),
-    ``epochs_done``, ``best_reward`` and the :attr:`env_steps` property; it may add state
-    with :meth:`extra_state_dicts` / :meth:`load_extra_state_dicts`. ``state_dir`` and
-    ``state_model`` (set by the runner) are where :meth:`save_training_state` writes at every
-    epoch end and whose latest weights it writes there.
+    The trainer provides ``config`` (with the budget keys ``max_env_steps`` and ``max_seconds``),
+    ``optimizer`` (with ``state_dict``/``load_state_dict``), ``epochs_done``, ``best_reward`` and
+    the :attr:`env_steps` property; it may add state with :meth:`extra_state_dicts` /
+    :meth:`load_extra_state_dicts`. ``state_dir`` and ``state_model`` (set by the runner) are
+    where :meth:`save_training_state` writes at every epoch end and whose latest weights it
+    writes there. Its ``train`` starts a :class:`RunBudget` with :meth:`start_budget` and
+    returns :meth:`result_so_far`, which also tells what an interrupted call achieved.
     """
 
+    config: Any
     optimizer: Any
     epochs_done: int
     best_reward: float
+    budget: Optional[RunBudget] = None
+    """The budget and meters of the running (or last) ``train`` call (None before the first)."""
     state_dir: Optional[Path] = None
     state_model: Optional[TorchModel] = None
     """The model whose weights go to :data:`LAST_STATE_DICT_FILE` (the runner sets it: the model that model selection
@@ -160,6 +169,36 @@ class ResumableTrainer:
     @env_steps.setter
     def env_steps(self, value: int) -> None:
         raise NotImplementedError
+
+    @property
+    def sub_steps_per_env_step(self) -> Optional[int]:
+        """Sub-steps of one env step (None: the trainer does not count them)."""
+        return None
+
+    def start_budget(self) -> RunBudget:
+        """Starts the budget and meters of a ``train`` call from the config's budget keys (see :attr:`budget`)."""
+        self.budget = RunBudget(self.config.max_env_steps, self.config.max_seconds, start_env_steps=self.env_steps)
+        return self.budget
+
+    def result_so_far(self, solved: bool, stop_reason: str) -> TrainingResult:
+        """What the running (or last) ``train`` call achieved, e.g. when it stops or is interrupted.
+
+        Args:
+            solved: ``target_reward`` was reached.
+            stop_reason: Why training stopped.
+        """
+        budget = self.budget or RunBudget(start_env_steps=self.env_steps)
+        sub_steps = self.sub_steps_per_env_step
+        return TrainingResult(
+            self.epochs_done,
+            self.env_steps,
+            budget.train_seconds,
+            self.best_reward,
+            solved,
+            stop_reason,
+            self.env_steps - budget.start_env_steps,
+            None if sub_steps is None else self.env_steps * sub_steps,
+        )
 
     def extra_state_dicts(self) -> dict[str, Mapping[str, Any]]:
         """Further tensors-only state dicts to save with the optimizer (name -> state dict)."""

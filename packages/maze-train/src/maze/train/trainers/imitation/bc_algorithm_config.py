@@ -62,6 +62,11 @@ class BCAlgorithmConfig(AlgorithmConfig):
                 neither validation data nor evaluation episodes.
         """
         super().validate()
+        if self.max_env_steps is not None:
+            raise ConfigurationError(
+                f"algorithm.max_env_steps={self.max_env_steps}: BC learns from recorded data and collects no env "
+                "steps; limit it with algorithm.n_epochs or algorithm.max_seconds"
+            )
         if not isinstance(self.optimizer, Mapping) or "_target_" not in self.optimizer:
             raise ConfigurationError(
                 f"algorithm.optimizer={self.optimizer!r} needs a _target_ (the optimizer class) and its arguments, "

@@ -26,7 +26,6 @@ from maze.train.runners.env_factory import (
     measure_step_seconds,
     prefers_worker_processes,
 )
-from maze.train.runners.run_dir import write_training_summary
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
 from maze.train.trainers.imitation.bc_data import ImitationData
@@ -203,8 +202,7 @@ class BCRunner(TrainingRunner):
             The best score (the negative validation loss, or the rollout return without validation data).
         """
         try:
-            result = self.trainer.train(n_epochs)
-            summary = write_training_summary(self.run_dir, result)
+            result, summary = self.train_with_summary(lambda: self.trainer.train(n_epochs))
             samples = self.trainer.samples_trained
             print(
                 f"Training stopped: {result.stop_reason}. {samples} samples in {result.train_seconds:.1f}s of training "

@@ -97,34 +97,43 @@ class BCTrainer(ResumableTrainer):
     def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
         """Trains until ``n_epochs`` epochs are done in total, counting those of a resumed run (default: the config's).
 
+        ``max_seconds`` is checked at every epoch end (see :mod:`~maze.train.trainers.common.budget`).
+
         Returns:
             What was achieved (``env_steps`` is 0: BC learns from recorded data only;
-            ``best_reward`` is the best score).
+            ``best_reward`` is the best score; an interrupted call's is :meth:`result_so_far`).
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
+        budget = self.start_budget()
         nothing = self.nothing_to_train(limit)
         if nothing is not None:  # a resumed run: its state stays resumable in the new run directory
             self.save_training_state()
-            return TrainingResult(self.epochs_done, 0, 0.0, self.best_reward, False, nothing)
+            return self.result_so_far(False, nothing)
         every = self.config.eval_every_k_iterations
-        train_seconds = 0.0
         self.policy.train()
+        stop = f"{limit} epochs done"
         while self.epochs_done < limit:
             start = time.perf_counter()
             self.guard.epoch = self.epochs_done
-            for batch in self.data.minibatches(self.config.batch_size, self._generator):
-                self._update(batch)
-                self.iterations += 1
-                if every and self.iterations % every == 0:
-                    train_seconds += time.perf_counter() - start
-                    self.evaluate()
-                    start = time.perf_counter()
-            train_seconds += time.perf_counter() - start
+            try:
+                for batch in self.data.minibatches(self.config.batch_size, self._generator):
+                    self._update(batch)
+                    self.iterations += 1
+                    if every and self.iterations % every == 0:
+                        budget.train_seconds += time.perf_counter() - start
+                        self.evaluate()
+                        start = time.perf_counter()
+            finally:
+                budget.train_seconds += time.perf_counter() - start
             self.epochs_done += 1
             if not (every and self.iterations % every == 0):
                 self.evaluate()
             self.save_training_state()
-        return TrainingResult(self.epochs_done, 0, train_seconds, self.best_reward, False, f"{limit} epochs done")
+            spent = budget.exhausted(self.env_steps)
+            if spent is not None:
+                stop = spent
+                break
+        return self.result_so_far(False, stop)
 
     def evaluate(self) -> float:
         """Writes the ``train`` statistics, evaluates (validation and rollouts) and updates model selection.
