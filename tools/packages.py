@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 __all__ = ["Package", "PACKAGES", "REPO_ROOT", "by_name", "install_order", "allowed_imports"]
 
@@ -35,6 +36,8 @@ class Package:
         torch_free_extras: ``(extra, modules)`` pairs: the package with that extra must install
             without torch, and its leaves and these modules import without it (checked by the
             boundaries session like torch-free packages).
+        own_session: The nox session that tests the package instead of ``tests`` and ``integration``
+            (e.g. a package whose dependencies pin what the other sessions must not get); None: those.
     """
 
     name: str
@@ -46,6 +49,7 @@ class Package:
     test_requires: tuple[str, ...] = ()
     test_internal_deps: tuple[str, ...] = ()
     torch_free_extras: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    own_session: Optional[str] = None
 
     @property
     def path(self) -> Path:
@@ -118,6 +122,14 @@ PACKAGES: tuple[Package, ...] = (
         third_party=("hydra",),
         optional_third_party=("nevergrad", "optuna"),  # extras "nevergrad", "optuna": the HPO sweepers
         test_requires=("nevergrad", "optuna"),
+    ),
+    Package(
+        "maze-rllib",
+        leaves=("rllib",),
+        internal_deps=("maze-env", "maze-distributions", "maze-perception", "maze-rollout", "maze-train", "maze-rl"),
+        third_party=("ray",),
+        # ray[rllib] pins gymnasium: tested in its own session (tests/rllib, one Ray per session)
+        own_session="rllib",
     ),
 )
 

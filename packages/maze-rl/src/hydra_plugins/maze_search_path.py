@@ -2,8 +2,10 @@
 
 Hydra discovers this plugin in every application; it acts only where ``pkg://maze.conf`` is on
 the search path (``maze-run`` with any root, ``initialize_config_module("maze.conf")``). It
-appends maze-perception's config directory (groups ``model`` and ``critic``) by path, found
-without importing maze.perception (which would import torch just to read YAML files).
+appends maze-perception's config directory (groups ``model`` and ``critic``) and, where
+maze-rllib is installed, maze-rllib's (root ``conf_rllib``, groups ``rllib/algorithm`` and
+``rllib/runner``) by path, found without importing the packages (which would import torch
+and Ray just to read YAML files).
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from typing import Optional
 from hydra.core.config_search_path import ConfigSearchPath
 from hydra.plugins.search_path_plugin import SearchPathPlugin
 
-__all__ = ["MazeSearchPathPlugin", "package_config_dir"]
+__all__ = ["CONFIG_PACKAGES", "MazeSearchPathPlugin", "package_config_dir"]
 
 MAZE_CONFIG_PATH = "pkg://maze.conf"
+
+CONFIG_PACKAGES = (("maze-perception", "maze.perception"), ("maze-rllib", "maze.rllib"))
+"""(provider, package) of the optional config dirs, in search order."""
 
 
 def package_config_dir(package: str) -> Optional[str]:
@@ -33,12 +38,13 @@ def package_config_dir(package: str) -> Optional[str]:
 
 
 class MazeSearchPathPlugin(SearchPathPlugin):
-    """Appends ``maze/perception/conf`` to search paths that contain ``pkg://maze.conf``."""
+    """Appends the config dirs of :data:`CONFIG_PACKAGES` to search paths that contain ``pkg://maze.conf``."""
 
     def manipulate_search_path(self, search_path: ConfigSearchPath) -> None:
-        """Adds the maze-perception config groups after ``maze.conf``."""
+        """Adds the installed packages' config groups after ``maze.conf``."""
         if not any(element.path == MAZE_CONFIG_PATH for element in search_path.get_path()):
             return
-        conf_dir = package_config_dir("maze.perception")
-        if conf_dir is not None:
-            search_path.append(provider="maze-perception", path=f"file://{conf_dir}")
+        for provider, package in CONFIG_PACKAGES:
+            conf_dir = package_config_dir(package)
+            if conf_dir is not None:
+                search_path.append(provider=provider, path=f"file://{conf_dir}")

@@ -1,0 +1,58 @@
+"""MazeRLlibEnv: a Maze env (built from the ``env`` and ``wrappers`` configs) as an RLlib single-agent env."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import gymnasium as gym
+from maze.env.errors import ConfigurationError
+
+__all__ = ["FACTORY_KEY", "MazeRLlibEnv"]
+
+FACTORY_KEY = "maze_env_factory"
+"""``env_config`` key of the picklable Maze env factory (the runner's, with observation normalization)."""
+
+
+class MazeRLlibEnv(gym.Env):
+    """A Maze env of one sub-step as a gymnasium env with dict spaces, for RLlib's env runners.
+
+    RLlib builds it from its ``env_config`` (``{FACTORY_KEY: factory}``); the factory makes
+    the Maze env with its wrappers, its normalization statistics and a LogStatsWrapper. The
+    spaces are the sub-step's dict spaces, so the observations reach :class:`MazeRLModule`
+    as dicts and its dict actions reach the env as they are.
+
+    Args:
+        env_config: RLlib's env config holding the factory under :data:`FACTORY_KEY`.
+
+    Raises:
+        ConfigurationError: If the env has several sub-steps (structured envs need a multi-agent mapping).
+    """
+
+    def __init__(self, env_config: dict[str, Any]) -> None:
+        factory: Callable[[], Any] = env_config[FACTORY_KEY]
+        self.env = factory()
+        keys = list(self.env.action_spaces_dict)
+        if len(keys) != 1:
+            self.env.close()
+            raise ConfigurationError(
+                f"the env has the sub-steps {keys}; maze-rllib trains envs with a single sub-step (structured "
+                "multi-step envs are not supported yet)"
+            )
+        self.step_key = keys[0]
+        self.observation_space = self.env.observation_spaces_dict[self.step_key]
+        self.action_space = self.env.action_spaces_dict[self.step_key]
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[dict[str, Any], dict]:
+        """Resets the Maze env; its episode statistics are dropped (RLlib keeps its own)."""
+        if hasattr(self.env, "clear_epoch_stats"):
+            self.env.clear_epoch_stats()
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action: dict[str, Any]) -> tuple[dict[str, Any], float, bool, bool, dict]:
+        """Steps the Maze env with a dict action."""
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        return observation, float(reward), bool(terminated), bool(truncated), info
+
+    def close(self) -> None:
+        """Closes the Maze env."""
+        self.env.close()

@@ -1,0 +1,138 @@
+"""RLlibTrainer: runs RLlib training iterations, reports them as Maze statistics and keeps the best Maze model."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Optional
+
+from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
+from maze.env.log_stats.log_stats import LogStats, LogStatsKey
+from maze.perception.agent.torch_actor_critic import TorchActorCritic
+from maze.rllib.algorithm_config import RLlibAlgorithmConfig
+from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
+from maze.train.trainers.common.training_state import TrainingResult
+
+__all__ = ["RLlibTrainer", "TRAINING_METRICS"]
+
+TRAINING_METRICS = {
+    "episode_return_mean": ("env_runners", "episode_return_mean"),
+    "episode_len_mean": ("env_runners", "episode_len_mean"),
+    "env_steps": ("env_runners", "num_env_steps_sampled_lifetime"),
+    "total_loss": ("learners", "default_policy", "total_loss"),
+    "policy_loss": ("learners", "default_policy", "policy_loss"),
+    "vf_loss": ("learners", "default_policy", "vf_loss"),
+    "entropy": ("learners", "default_policy", "entropy"),
+}
+"""Statistic name -> path in RLlib's result dict of a training iteration (absent entries are skipped)."""
+
+
+class RLlibTrainer:
+    """Trains with an RLlib algorithm until a stop criterion of :class:`RLlibAlgorithmConfig` is met.
+
+    After every iteration it writes RLlib's training metrics as Maze statistics (``train``
+    prefix: console table and TensorBoard); every ``eval_interval`` iterations it copies the
+    learned weights into ``model`` and evaluates its policy deterministically with Maze's
+    :class:`RolloutEvaluator`, whose model selection writes the best ``state_dict.pt``.
+
+    Args:
+        algorithm: The built RLlib ``Algorithm`` (its module is a :class:`~maze.rllib.rl_module.MazeRLModule`).
+        config: The stop criteria and evaluation settings.
+        model: The Maze actor-critic the weights are copied into (the one model selection saves).
+        evaluator: Maze's deterministic evaluation.
+        verbose: Print one line per iteration.
+    """
+
+    config_class = RLlibAlgorithmConfig
+    needs_critic = True
+
+    def __init__(
+        self,
+        algorithm: Any,
+        config: RLlibAlgorithmConfig,
+        model: TorchActorCritic,
+        evaluator: RolloutEvaluator,
+        verbose: bool = True,
+    ) -> None:
+        self.algorithm = algorithm
+        self.config = config
+        self.model = model
+        self.evaluator = evaluator
+        self.verbose = verbose
+        self.iterations = 0
+        self.env_steps = 0
+        self.best_reward = -math.inf
+        self._start = time.monotonic()
+
+    def train(self) -> TrainingResult:
+        """Runs iterations until a stop criterion holds; returns what the run achieved."""
+        config = self.config
+        self._start = time.monotonic()
+        reason, solved = "", False
+        while not reason:
+            result = self.algorithm.train()
+            self.iterations += 1
+            self.env_steps = int(_lookup(result, TRAINING_METRICS["env_steps"]) or 0)
+            increment_log_step()
+            get_stats_logger("train").log_stats(training_stats(result))
+            if self.verbose:
+                returns = _lookup(result, TRAINING_METRICS["episode_return_mean"])
+                print(f"RLlib iteration {self.iterations}: {self.env_steps} env steps, episode return mean {returns}")
+            reason = self._stop_reason(time.monotonic() - self._start)
+            if self.iterations % config.eval_interval == 0 or reason:
+                score = self.evaluate()
+                if config.target_reward is not None and score >= config.target_reward:
+                    solved, reason = True, f"target reward {config.target_reward} reached"
+        return self.result_so_far(solved, reason)
+
+    def result_so_far(self, solved: bool, stop_reason: str) -> TrainingResult:
+        """What the running (or last) :meth:`train` call achieved, e.g. when it stops or is interrupted."""
+        return TrainingResult(
+            epochs=self.iterations,
+            env_steps=self.env_steps,
+            train_seconds=time.monotonic() - self._start,
+            best_reward=self.best_reward,
+            solved=solved,
+            stop_reason=stop_reason,
+            run_env_steps=self.env_steps,
+        )
+
+    def evaluate(self) -> float:
+        """Copies the learned weights into ``model`` and evaluates its policy; returns the mean return."""
+        module = self.algorithm.get_module()
+        self.model.load_state_dict(module.maze_model.state_dict())
+        self.model.eval()
+        score = self.evaluator.evaluate(self.model.policy)
+        self.best_reward = max(self.best_reward, score)
+        return score
+
+    def _stop_reason(self, elapsed: float) -> str:
+        """Why training stops now ('' to go on)."""
+        config = self.config
+        if config.max_iterations is not None and self.iterations >= config.max_iterations:
+            return f"max_iterations={config.max_iterations} reached"
+        if config.max_env_steps is not None and self.env_steps >= config.max_env_steps:
+            return f"max_env_steps={config.max_env_steps} reached"
+        if config.max_seconds is not None and elapsed >= config.max_seconds:
+            return f"max_seconds={config.max_seconds} reached"
+        return ""
+
+
+def training_stats(result: dict[str, Any]) -> LogStats:
+    """The :data:`TRAINING_METRICS` found in an RLlib result as Maze statistics (topic ``rllib``)."""
+    stats: LogStats = {}
+    for name, path in TRAINING_METRICS.items():
+        value = _lookup(result, path)
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            stats[LogStatsKey("rllib", "training", name)] = float(value)
+    return stats
+
+
+def _lookup(result: dict[str, Any], path: tuple[str, ...]) -> Optional[Any]:
+    """The entry of a nested dict at ``path`` (None if absent)."""
+    node: Any = result
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
