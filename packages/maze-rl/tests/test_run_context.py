@@ -259,3 +259,5 @@ def test_bad_algorithm_keys_of_train_are_reported_like_the_cli(tmp_path: Path) -
         rc.train(lrr=0.1)
     with pytest.raises(RunContextError, match="call train"):
         rc.evaluate()
+    with pytest.raises(RunContextError, match=r"compute_maze_action\(\) needs a trained model"):
+        rc.compute_maze_action([0.0, 0.0, 0.0, 0.0])

@@ -233,7 +233,7 @@ class RunContext:
                 points to :meth:`compute_maze_action` and ``preprocessed``).
             WrapperStackError: The wrappers keep state between steps, or one failed.
         """
-        return self._stack_policy().compute_action(observation, actor_id, deterministic, preprocessed)
+        return self._stack_policy("compute_action()").compute_action(observation, actor_id, deterministic, preprocessed)
 
     def compute_maze_action(self, maze_state: Any, actor_id: Any = None, deterministic: bool = False) -> Any:
         """The trained policy's MazeAction for a MazeState, e.g. a plain gymnasium env's observation.
@@ -253,7 +253,7 @@ class RunContext:
             ObservationOutsideSpaceError: ``maze_state`` is no MazeState of the env.
             WrapperStackError: The wrappers keep state between steps, or one failed.
         """
-        return self._stack_policy().compute_maze_action(maze_state, actor_id, deterministic)
+        return self._stack_policy("compute_maze_action()").compute_maze_action(maze_state, actor_id, deterministic)
 
     def rollout(self, n_episodes: Optional[int] = None, **runner_overrides: Any) -> RolloutStats:
         """Runs the rollout job (configuration='rollout'); may be called repeatedly.
@@ -275,12 +275,12 @@ class RunContext:
 
     # --- pieces ------------------------------------------------------------------------------
 
-    def _stack_policy(self) -> StackPolicy:
-        """The trained policy behind the run's wrapper stack (built on first use)."""
+    def _stack_policy(self, what: str) -> StackPolicy:
+        """The trained policy behind the run's wrapper stack (built on first use by ``what``)."""
         if self._inference is None:
             from maze.deploy.stack_policy import StackPolicy
 
-            runner = self._trained_runner("compute_action()")
+            runner = self._trained_runner(what)
             self._inference = StackPolicy(self.policy, runner.env_factory())
         return self._inference
 
