@@ -12,6 +12,7 @@ from maze.deploy import AgentDeployment, ObservationOutsideSpaceError, StackPoli
 from maze.env import DummyCartPolePolicy, GymMazeEnv
 from maze.env.agent.policy import Policy
 from maze.env.core.actor import ActorID
+from maze.env.wrappers.wrapper import ObservationWrapper
 from maze.env.wrappers.wrapper_factory import WrapperFactory
 
 
@@ -31,6 +32,13 @@ class RecordingPolicy(Policy):
     ) -> dict[str, Any]:
         self.seen.append(observation)
         return {"action": 0}
+
+
+class BrokenObservationWrapper(ObservationWrapper):
+    """Fails on every observation."""
+
+    def observation(self, observation: Any) -> Any:
+        raise ValueError("broken")
 
 
 STATES = [np.array(state, dtype=np.float32) for state in itertools.product([-2, 2], [-2, 2], [-0.2, 0.2], [-2, 2])]
@@ -82,3 +90,6 @@ def test_bad_observations_and_stateful_stacks_raise_naming_the_fix() -> None:
     stacked = StackPolicy(DummyCartPolePolicy(), GymMazeEnv("CartPole-v1"), NORMALIZED_STACKED)
     with pytest.raises(WrapperStackError, match=r"\['ObservationStackWrapper'\].*Use AgentDeployment"):
         stacked.compute_maze_action(state)
+    broken = StackPolicy(DummyCartPolePolicy(), BrokenObservationWrapper(GymMazeEnv("CartPole-v1")))
+    with pytest.raises(WrapperStackError, match=r"BrokenObservationWrapper.observation\(\).*ValueError: broken"):
+        broken.compute_action({"observation": state})

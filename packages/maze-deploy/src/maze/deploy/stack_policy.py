@@ -14,6 +14,8 @@ from maze.env.wrappers.wrapper import ObservationWrapper
 
 __all__ = ["StackPolicy"]
 
+_FROM_THE_ENV = "Check that it comes from the env the policy was trained on"
+
 
 class StackPolicy:
     """A policy behind its wrapper stack, asked for single actions by code that holds the bare env.
@@ -107,7 +109,15 @@ class StackPolicy:
             )
         self._external_env.show(None, actor)
         decision = self._decide(observation, None, actor, deterministic)
-        return self._action_path.env_action(decision)
+        try:
+            return self._action_path.env_action(decision)
+        except Exception as error:
+            raise self._stack_error(
+                error,
+                "an ActionWrapper's action()",
+                f"the policy's action {decision!r}",
+                f"The policy's actions must lie in the stack's action space {self.env.action_space}",
+            ) from error
 
     def compute_maze_action(
         self, maze_state: Any, actor_id: Optional[ActorID] = None, deterministic: bool = False
@@ -131,7 +141,9 @@ class StackPolicy:
         try:
             observation = self._maze_env.get_observation_and_action_dicts(maze_state, None, True)[0][actor[0]]
         except Exception as error:
-            raise self._stack_error(error, "the MazeEnv's observation conversion", "maze_state") from error
+            raise self._stack_error(
+                error, "the MazeEnv's observation conversion", "the maze_state handed in", _FROM_THE_ENV
+            ) from error
         problem = self._env_check.problem(observation, actor[0])
         if problem is not None:
             raise ObservationOutsideSpaceError(
@@ -154,7 +166,9 @@ class StackPolicy:
             try:
                 observation = wrapper.observation(observation)
             except Exception as error:
-                raise self._stack_error(error, f"{type(wrapper).__name__}.observation()", "observation") from error
+                raise self._stack_error(
+                    error, f"{type(wrapper).__name__}.observation()", "the observation handed in", _FROM_THE_ENV
+                ) from error
         problem = self._policy_check.problem(observation, actor[0])
         if problem is not None:
             raise ObservationOutsideSpaceError(
@@ -166,10 +180,10 @@ class StackPolicy:
     def _actor(self, actor_id: Optional[ActorID]) -> ActorID:
         return ActorID(self._first_key, 0) if actor_id is None else ActorID(*actor_id)
 
-    def _stack_error(self, error: Exception, where: str, what: str) -> WrapperStackError:
+    def _stack_error(self, error: Exception, where: str, subject: str, fix: str) -> WrapperStackError:
         return WrapperStackError(
-            f"{where} of the wrapper stack {self._stack_text} raised {type(error).__name__}: {error} on the {what} "
-            "handed in. Check that it comes from the env the policy was trained on (the traceback is chained below)"
+            f"{where} of the wrapper stack {self._stack_text} raised {type(error).__name__}: {error} on {subject}. "
+            f"{fix} (the traceback is chained below)"
         )
 
 
