@@ -19,7 +19,9 @@ from maze.rollout import (
     EpisodeStatsReport,
     ExceptionReport,
     ParallelRolloutRunner,
+    RolloutJob,
     RolloutOutputError,
+    RolloutProgress,
     RolloutWorkerError,
     SequentialRolloutRunner,
 )
@@ -177,3 +179,43 @@ def test_reports_survive_pickling_and_merge_into_the_documented_rows() -> None:
         "max",
     }
     assert stats_value(stats, REWARD, "mean") == 3.0
+
+
+class RecordingProgress(RolloutProgress):
+    """Records the runner's calls in order (update() ends an open start-up itself, recorded after it)."""
+
+    def __init__(self, n_episodes: int) -> None:
+        super().__init__(n_episodes)
+        self.calls: list[str] = []
+
+    def begin_startup(self) -> None:
+        self.calls.append("begin_startup")
+        super().begin_startup()
+
+    def end_startup(self) -> None:
+        self.calls.append("end_startup")
+        super().end_startup()
+
+    def update(self, episodes: int, steps: int) -> None:
+        self.calls.append("update")
+        super().update(episodes, steps)
+
+
+def test_rates_count_from_the_first_ready_worker_not_from_the_start(run_dir: Path) -> None:
+    runner = ParallelRolloutRunner(n_processes=2, n_episodes=4, max_episode_steps=5, record_trajectory=False)
+    job = RolloutJob(
+        env=CARTPOLE,
+        wrappers=None,
+        agent=RANDOM_POLICY,
+        max_episode_steps=5,
+        deterministic=True,
+        record_trajectory=False,
+        record_event_logs=False,
+        output_dir=run_dir,
+    )
+    progress = RecordingProgress(4)
+    batch = runner.run_episodes(job, [1, 2, 3, 4], [5, 6, 7, 8], progress)
+    assert len(batch.episodes) == 4 and progress.episodes == 4
+    # the workers' start-up: from before the first process starts until the first WorkerReady arrives
+    assert progress.calls[:2] == ["begin_startup", "end_startup"] and progress.calls.count("begin_startup") == 1
+    assert progress.startup_seconds > 0.0 and "update" in progress.calls

@@ -47,3 +47,34 @@ def test_short_rollouts_print_only_the_summary() -> None:
         progress.update(1, 7)
     assert lines == []
     assert progress.summary().startswith("rollout: 3 episodes, 21 steps in 0.0 s")
+
+
+def test_start_up_is_left_out_of_rates_eta_and_summary() -> None:
+    clock, lines = FakeClock(), []
+    progress = RolloutProgress(10, quiet_seconds=0.0, clock=clock, output=lines.append)
+    progress.begin_startup()
+    clock.now += 40.0  # workers start: not rollout time
+    progress.end_startup()
+    clock.now += 2.0
+    progress.update(2, 200)
+    assert lines == ["rollout: 2/10 episodes (20%), 100 steps/s, 1.0 episodes/s, ETA 0:00:08"]
+    assert (
+        progress.summary()
+        == "rollout: 2 episodes, 200 steps in 2.0 s (100 steps/s, 1.0 episodes/s) after 40.0 s of start-up"
+    )
+
+
+def test_a_second_start_up_pauses_the_clock_until_the_next_report() -> None:
+    clock, lines = FakeClock(), []
+    progress = RolloutProgress(10, quiet_seconds=0.0, clock=clock, output=lines.append)
+    clock.now += 1.0
+    progress.update(1, 100)  # in this process
+    progress.begin_startup()  # the rest goes to workers
+    clock.now += 5.0
+    progress.begin_startup()  # no effect: the start-up is open
+    clock.now += 5.0
+    progress.update(1, 100)  # a report ends the open start-up
+    clock.now += 2.0
+    progress.update(1, 100)
+    assert lines[-1] == "rollout: 3/10 episodes (30%), 100 steps/s, 1.0 episodes/s, ETA 0:00:07"
+    assert progress.startup_seconds == 10.0 and progress.rollout_seconds() == 3.0

@@ -20,7 +20,7 @@ from maze.env.errors import ConfigurationError
 from maze.env.log_stats.global_state import GlobalLogState
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.testing.fake_envs import build_multi_agent_env, build_multi_step_env
-from maze.env.wrappers.normalization import save_normalization_statistics
+from maze.env.wrappers.normalization import load_normalization_statistics, save_normalization_statistics
 from maze.rollout import SequentialRolloutRunner
 from rollout_support import CARTPOLE, RANDOM_POLICY, SpyFactory, reward_rows, trajectory_lengths
 
@@ -192,6 +192,23 @@ def test_observations_are_normalized_with_the_statistics_of_input_dir(run_dir: P
     runner.setup({"env": CARTPOLE, "wrappers": wrappers, "policy": RANDOM_POLICY, "input_dir": str(run_dir)})
     with pytest.raises(ConfigurationError, match=r"input_dir .* has no stats.npz"):
         runner.run()
-    runner.setup({"env": CARTPOLE, "wrappers": wrappers, "policy": RANDOM_POLICY})
-    with pytest.raises(ConfigurationError, match=r"without statistics for \['observation'\]; pass input_dir="):
-        runner.run()
+
+
+def test_without_input_dir_missing_normalization_statistics_are_estimated_and_written(
+    run_dir: Path, capsys: pytest.CaptureFixture
+) -> None:
+    wrappers = {"ObservationNormalizationWrapper": {"statistics_dump": "stats.npz"}}  # mean 0, std 1, no clipping
+    spy = SpyFactory()
+    runner = SequentialRolloutRunner(n_episodes=1, max_episode_steps=5, normalization_samples=300)
+    runner.setup({"env": CARTPOLE, "wrappers": wrappers, "policy": spy})
+    runner.run()
+    assert (
+        "the ObservationNormalizationWrapper has no statistics for ['observation'] and no input_dir: estimated them "
+        "from 300 observations of its sampling policy (as training does), written to stats.npz"
+    ) in capsys.readouterr().out
+    statistics = load_normalization_statistics(run_dir / "stats.npz")["observation"]
+    assert np.all(statistics["std"] > 0)
+    (trajectory,) = [load_trajectory(path) for path in (run_dir / "trajectory_data").glob("*.pkl")]
+    raw = np.stack([record.maze_state for record in trajectory.step_records])
+    seen = np.stack([call["observation"]["observation"] for call in spy.policies[0].calls])
+    np.testing.assert_allclose(seen, (raw - statistics["mean"]) / statistics["std"], rtol=1e-5, atol=1e-6)

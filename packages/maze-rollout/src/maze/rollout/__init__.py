@@ -1,4 +1,4 @@
-"""maze.rollout: rollout runners (sequential, parallel) with episode recording. Never imports torch.
+"""maze.rollout: rollout runners (sequential, parallel, auto) with episode recording. Never imports torch.
 
 Run an agent in an env for a number of episodes, print the ``rollout_stats`` table and
 record one trajectory file per episode and the episodes' event logs::
@@ -19,7 +19,7 @@ from importlib import import_module
 from importlib.metadata import version as _version
 from typing import Any
 
-from maze.rollout.runner import Runner
+from maze.rollout.runner import Runner, outputs_note
 
 __version__ = _version("maze-rollout")
 
@@ -27,6 +27,7 @@ _LAZY_NAMES = {
     "RolloutRunner": "maze.rollout.rollout_runner",
     "SequentialRolloutRunner": "maze.rollout.sequential_rollout_runner",
     "ParallelRolloutRunner": "maze.rollout.parallel_rollout_runner",
+    "AutoRolloutRunner": "maze.rollout.auto_rollout_runner",
     "RolloutWorkerError": "maze.rollout.parallel_rollout_runner",
     "RayRolloutRunner": "maze.rollout.ray_rollout_runner",
     "RayCluster": "maze.rollout.ray_cluster",
@@ -47,7 +48,7 @@ _LAZY_NAMES = {
     "TrajectoryConversionError": "maze.rollout.datasets",
 }
 
-__all__ = ["Runner", "__version__", *_LAZY_NAMES]
+__all__ = ["Runner", "outputs_note", "__version__", *_LAZY_NAMES]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,4 @@
-"""The loop of one rollout episode, shared by the sequential runner and the parallel workers."""
+"""The loop of one rollout episode, shared by the runners that roll out in this process and the parallel workers."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from collections.abc import Callable
 from typing import Any, Optional
 
 from maze.env.agent.policy import Policy
+from maze.env.log_stats.aggregator import EpisodeStatsBatch
 
-__all__ = ["StepFunction", "run_episode"]
+__all__ = ["StepFunction", "move_episode_stats", "run_episode"]
 
 StepFunction = Callable[[Any], tuple[Any, Any, bool, bool, dict]]
 """``env.step`` or a function standing in for it (e.g. one that also renders)."""
@@ -53,6 +54,13 @@ def run_episode(
         steps += 1
         if terminated or truncated:
             return env_time() - start if env_time else steps
+
+
+def move_episode_stats(env: Any, collected: EpisodeStatsBatch) -> None:
+    """Moves the finished episodes' statistics out of the env's statistics wrapper into ``collected``."""
+    batch = env.take_episode_stats()
+    collected.events.update(batch.events)
+    collected.episodes.extend(batch.episodes)
 
 
 def _none() -> None:

@@ -16,7 +16,7 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.rollout._validation import checked_int
 from maze.rollout.output_errors import RolloutOutputError
-from maze.rollout.parallel_rollout_worker import EpisodeStatsReport, ExceptionReport, rollout_worker
+from maze.rollout.parallel_rollout_worker import EpisodeStatsReport, ExceptionReport, WorkerReady, rollout_worker
 from maze.rollout.progress import RolloutProgress
 from maze.rollout.rollout_job import TRAJECTORY_DIR, RolloutJob
 from maze.rollout.rollout_runner import RolloutRunner
@@ -68,6 +68,7 @@ class ParallelRolloutRunner(RolloutRunner):
         record_event_logs: Write the events of every episode to ``event_logs/``.
         deterministic: Act with the policy's most likely actions.
         start_method: ``forkserver``, ``spawn`` or ``fork``; None: ``forkserver`` where available, else ``spawn``.
+        normalization_samples: See :class:`~maze.rollout.rollout_runner.RolloutRunner`.
     """
 
     def __init__(
@@ -79,8 +80,11 @@ class ParallelRolloutRunner(RolloutRunner):
         record_event_logs: bool = True,
         deterministic: bool = True,
         start_method: Optional[str] = None,
+        normalization_samples: int = 1000,
     ) -> None:
-        super().__init__(n_episodes, max_episode_steps, record_trajectory, record_event_logs, deterministic)
+        super().__init__(
+            n_episodes, max_episode_steps, record_trajectory, record_event_logs, deterministic, normalization_samples
+        )
         self.n_processes = checked_int("n_processes", n_processes, minimum=1)
         available = multiprocessing.get_all_start_methods()
         if start_method is None:
@@ -92,9 +96,26 @@ class ParallelRolloutRunner(RolloutRunner):
         self.start_method = start_method
 
     def run_episodes(
-        self, job: RolloutJob, env_seeds: Sequence[int], agent_seeds: Sequence[int], progress: RolloutProgress
+        self,
+        job: RolloutJob,
+        env_seeds: Sequence[int],
+        agent_seeds: Sequence[int],
+        progress: RolloutProgress,
+        first_episode: int = 0,
     ) -> EpisodeStatsBatch:
-        """Runs the episodes in worker processes (see the class docs)."""
+        """Runs the episodes in worker processes (see the class docs).
+
+        Args:
+            job: The env, wrappers, agent and recording settings.
+            env_seeds: Env seed of every episode of the rollout.
+            agent_seeds: Agent seed of every episode of the rollout.
+            progress: Told about the workers' start-up and every finished episode.
+            first_episode: Episodes before it already finished elsewhere (in this process, with
+                their files written): the workers run the episodes from this index on.
+
+        Returns:
+            The statistics of the episodes from ``first_episode`` on, in episode order.
+        """
         try:
             payload = cloudpickle.dumps(job)
         except Exception as error:
@@ -108,13 +129,14 @@ class ParallelRolloutRunner(RolloutRunner):
             context.set_forkserver_preload(["__main__", "maze.rollout.parallel_rollout_worker"])
         n_episodes = len(env_seeds)
         files_before = _trajectory_files(job)
-        next_episode = context.Value("q", 0)
+        next_episode = context.Value("q", first_episode)
         events_lock = context.Lock()
         processes: list[Any] = []
         connections: list[Connection] = []
         finished_normally = False
+        progress.begin_startup()
         try:
-            for index in range(min(self.n_processes, n_episodes)):
+            for index in range(self.worker_count(n_episodes - first_episode)):
                 receiver, sender = context.Pipe(duplex=False)
                 process = context.Process(
                     target=rollout_worker,
@@ -132,18 +154,24 @@ class ParallelRolloutRunner(RolloutRunner):
             _stop(processes, graceful=finished_normally)
             for connection in connections:
                 connection.close()
-        outputs = _outputs_summary(job, len(stats), n_episodes, len(_trajectory_files(job) - files_before))
+        written = len(_trajectory_files(job) - files_before) + (first_episode if job.record_trajectory else 0)
+        outputs = _outputs_summary(job, first_episode + len(stats), n_episodes, written)
         if failure is not None:
             raise _failure_error(failure, env_seeds, agent_seeds, outputs)
-        if len(stats) < n_episodes:
+        if len(stats) < n_episodes - first_episode:
             raise _death_error(processes, outputs, self.start_method)
-        return EpisodeStatsBatch(events=_events_of(stats), episodes=[stats[i][1] for i in range(n_episodes)])
+        episodes = [stats[i][1] for i in range(first_episode, n_episodes)]
+        return EpisodeStatsBatch(events=_events_of(stats), episodes=episodes)
+
+    def worker_count(self, episodes: int) -> int:
+        """Worker processes started for ``episodes`` episodes: ``n_processes``, at most one per episode."""
+        return min(self.n_processes, episodes)
 
 
 def _collect(
     connections: list[Connection], next_episode: Any, n_episodes: int, progress: RolloutProgress
 ) -> tuple[dict[int, tuple[dict, LogStats]], Optional[ExceptionReport]]:
-    """Receives reports until every worker has closed its connection.
+    """Receives reports until every worker has closed its connection; the first ready worker ends the start-up.
 
     Returns:
         ``{episode index: (its events, its statistics)}`` and the first exception report (None: none).
@@ -163,7 +191,9 @@ def _collect(
             except EOFError:
                 open_connections.remove(connection)
                 continue
-            if isinstance(report, EpisodeStatsReport):
+            if isinstance(report, WorkerReady):
+                progress.end_startup()
+            elif isinstance(report, EpisodeStatsReport):
                 for episode, episode_stats in zip(report.episode_indices, report.stats.episodes, strict=True):
                     stats[episode] = (report.stats.events, episode_stats)
                 progress.update(len(report.episode_indices), sum(report.step_counts))

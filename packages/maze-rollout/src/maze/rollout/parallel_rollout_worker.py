@@ -1,6 +1,7 @@
 """The worker process of ParallelRolloutRunner and the reports it sends to the main process.
 
-Each worker builds the env stack and the policy of the job once, then takes episode
+Each worker builds the env stack and the policy of the job once, says so
+(:class:`WorkerReady`: the main process's rates count from the first one), then takes episode
 indices from a counter shared by all workers until none are left. It reports the
 statistics of finished episodes (:class:`EpisodeStatsReport`, batched a few times per
 second) and, when the env or the policy raises, one :class:`ExceptionReport` with the
@@ -27,10 +28,21 @@ from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.rollout.episode_loop import run_episode
 from maze.rollout.output_errors import RolloutOutputError
 
-__all__ = ["EpisodeStatsReport", "ExceptionReport", "rollout_worker"]
+__all__ = ["EpisodeStatsReport", "ExceptionReport", "WorkerReady", "rollout_worker"]
 
 REPORT_INTERVAL_S = 0.25
 """A worker sends the statistics of its finished episodes at most this often (and when it ends)."""
+
+
+@dataclass
+class WorkerReady:
+    """A worker has built the env stack and the policy and starts taking episodes (picklable).
+
+    Attributes:
+        worker_index: The worker that is ready.
+    """
+
+    worker_index: int
 
 
 @dataclass
@@ -106,6 +118,7 @@ def rollout_worker(
         env = job.build_env()
         try:
             policy = job.build_policy(env)
+            connection.send(WorkerReady(worker_index))
             last_report = time.monotonic()
             with job.recording(events_lock):
                 while (episode := _take_episode(next_episode, len(env_seeds))) is not None:

@@ -102,6 +102,7 @@ class RayRolloutRunner(RolloutRunner):
     ) -> EpisodeStatsBatch:
         """Runs the episodes on Ray actors (see the class docs)."""
         self.restarts = 0
+        progress.begin_startup()  # connecting, starting the actors: until the first episode is reported
         with self.cluster.connected() as ray:
             snapshot = ray.put(InputDirSnapshot.of(job.input_dir))
             shared_dir = self._shared_trajectory_dir(job)

@@ -15,6 +15,7 @@ The env stack a job builds, innermost first::
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -32,7 +33,11 @@ from maze.env.trajectory_recording.trajectory_files import TrajectoryWriterFile
 from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriterRegistry
 from maze.env.utils.factory import CollectionOfConfigType, ConfigType, Factory, resolve_target, to_plain_config
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
-from maze.env.wrappers.normalization.normalization_utils import find_normalization_wrapper
+from maze.env.wrappers.normalization.normalization_utils import (
+    estimate_observation_normalization_statistics,
+    find_normalization_wrapper,
+)
+from maze.env.wrappers.normalization.statistics_io import NormalizationStatisticsType
 from maze.env.wrappers.time_limit import TimeLimitWrapper
 from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
 from maze.env.wrappers.wrapper_factory import WrapperFactory
@@ -67,6 +72,8 @@ class RolloutJob:
         record_event_logs: Write the events of every episode to ``<output_dir>/event_logs/``.
         output_dir: Absolute directory of the outputs (the run directory).
         input_dir: Training run to load observation normalization statistics from; None: none.
+        normalization_statistics: Statistics for the wrappers' ObservationNormalizationWrapper
+            (see :meth:`with_estimated_statistics`); None: none besides ``input_dir``'s.
     """
 
     env: ConfigType
@@ -78,6 +85,7 @@ class RolloutJob:
     record_event_logs: bool
     output_dir: Path
     input_dir: Optional[Path] = None
+    normalization_statistics: Optional[NormalizationStatisticsType] = None
 
     def build_env(self) -> Any:
         """Builds the env stack of the module docs, with normalization statistics from ``input_dir``.
@@ -94,6 +102,46 @@ class RolloutJob:
         if self.record_trajectory:
             env = TrajectoryRecordingWrapper.wrap(env)
         return LogStatsWrapper.wrap(env, logging_prefix=ROLLOUT_STATS_PREFIX)
+
+    def with_estimated_statistics(self, n_samples: int, seed: int) -> RolloutJob:
+        """The job with estimated statistics for a normalization wrapper that has none and no ``input_dir``.
+
+        A random baseline under the wrappers of a training run needs no training run: the
+        statistics are estimated once, in this process, from ``n_samples`` observations of
+        the wrapper's ``sampling_policy`` (as training estimates them), so every worker
+        normalizes alike; they are written to ``<output_dir>/<statistics_dump>`` and one line
+        says so. A job with ``input_dir``, without such a wrapper or with complete statistics
+        is returned unchanged.
+
+        Args:
+            n_samples: Observations to estimate from.
+            seed: Seeds the sampling.
+        """
+        if self.input_dir is not None or not self.wrappers or self.normalization_statistics is not None:
+            return self
+        env = WrapperFactory.wrap_from_config(Factory(StructuredEnv).instantiate(self.env), self.wrappers)
+        try:
+            try:
+                wrapper = find_normalization_wrapper(env)
+            except ConfigurationError:
+                return self
+            missing = wrapper.missing_statistics_keys()
+            if not missing:
+                return self
+            wrapper.set_normalization_statistics(
+                estimate_observation_normalization_statistics(wrapper, n_samples, seed=seed)
+            )
+            path = wrapper.dump_statistics(self.output_dir / wrapper.statistics_dump)
+            print(
+                f"rollout: the ObservationNormalizationWrapper has no statistics for {missing} and no input_dir: "
+                f"estimated them from {n_samples} observations of its sampling policy (as training does), written to "
+                f"{path.name}; pass input_dir=<training run directory> to use that run's statistics",
+                flush=True,
+            )
+            return dataclasses.replace(self, normalization_statistics=wrapper.get_statistics())
+        finally:
+            if not isinstance(self.env, StructuredEnv):  # built here from a config: close it
+                env.close()
 
     def build_policy(self, env: Any) -> Policy:
         """Builds the agent for ``env``.
@@ -142,12 +190,14 @@ class RolloutJob:
             yield
 
     def _set_normalization_statistics(self, env: Any) -> None:
-        """Loads ``<input_dir>/<statistics file>`` into the stack's normalization wrapper (if any)."""
+        """Gives the stack's normalization wrapper (if any) :attr:`normalization_statistics`, else ``input_dir``'s."""
         try:
             wrapper = find_normalization_wrapper(env)
         except ConfigurationError:
             return
-        if self.input_dir is not None:
+        if self.normalization_statistics is not None:
+            wrapper.set_normalization_statistics(self.normalization_statistics)
+        elif self.input_dir is not None:
             path = self.input_dir / wrapper.statistics_dump
             if not path.is_file():
                 raise ConfigurationError(

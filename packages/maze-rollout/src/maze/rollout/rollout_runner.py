@@ -25,8 +25,8 @@ from maze.env.utils.factory import CollectionOfConfigType, ConfigType, to_plain_
 from maze.env.utils.seeding import MazeSeeding
 from maze.rollout._validation import checked_bool, checked_int
 from maze.rollout.progress import RolloutProgress
-from maze.rollout.rollout_job import ROLLOUT_STATS_PREFIX, RolloutJob
-from maze.rollout.runner import Runner
+from maze.rollout.rollout_job import EVENT_LOG_DIR, ROLLOUT_STATS_PREFIX, TRAJECTORY_DIR, RolloutJob
+from maze.rollout.runner import Runner, outputs_note
 
 __all__ = ["RolloutRunner"]
 
@@ -40,6 +40,8 @@ class RolloutRunner(Runner):
     each call's table holds only its own episodes. Outputs go to the current working
     directory (``maze-run``: the run directory): ``trajectory_data/<episode id>.pkl``
     (``record_trajectory``) and ``event_logs/<Topic>.<event>.tsv`` (``record_event_logs``).
+    Each call ends with one line: episodes, steps, time and rates (start-up excluded) and
+    ``Outputs: <directory> (...)``.
 
     Every episode gets its own env and agent seed, drawn up front from :attr:`seeding`, so
     the episodes (and their statistics) do not depend on how they are spread over processes.
@@ -50,6 +52,9 @@ class RolloutRunner(Runner):
         record_trajectory: Write one trajectory file per episode.
         record_event_logs: Write the events of every episode.
         deterministic: Act with the policy's most likely actions (policies without one ignore it).
+        normalization_samples: Observations to estimate the statistics of an ObservationNormalizationWrapper
+            from when neither its config nor ``input_dir`` gives them (see
+            :meth:`~maze.rollout.rollout_job.RolloutJob.with_estimated_statistics`).
 
     Attributes:
         seeding: Draws the episodes' seeds; set by :meth:`setup` from the ``seeding`` config, or
@@ -65,12 +70,14 @@ class RolloutRunner(Runner):
         record_trajectory: bool = True,
         record_event_logs: bool = True,
         deterministic: bool = True,
+        normalization_samples: int = 1000,
     ) -> None:
         self.n_episodes = checked_int("n_episodes", n_episodes, minimum=1)
         self.max_episode_steps = checked_int("max_episode_steps", max_episode_steps, minimum=0)
         self.record_trajectory = checked_bool("record_trajectory", record_trajectory)
         self.record_event_logs = checked_bool("record_event_logs", record_event_logs)
         self.deterministic = checked_bool("deterministic", deterministic)
+        self.normalization_samples = checked_int("normalization_samples", normalization_samples, minimum=1)
         self.seeding: Optional[MazeSeeding] = None
         self.input_dir: Optional[Path] = None
         self.last_stats: LogStats = {}
@@ -134,10 +141,12 @@ class RolloutRunner(Runner):
             self.seeding = MazeSeeding(None, None)
         env_seeds = self.seeding.get_explicit_env_seeds(self.n_episodes)
         agent_seeds = self.seeding.get_explicit_agent_seeds(self.n_episodes)
+        job = job.with_estimated_statistics(self.normalization_samples, self.seeding.generate_env_instance_seed())
         progress = RolloutProgress(self.n_episodes)
         episodes = self.run_episodes(job, env_seeds, agent_seeds, progress)
-        print(progress.summary(), flush=True)
-        return self._write_stats(episodes)
+        mean_return = self._write_stats(episodes)
+        print(f"{progress.summary()}. {outputs_note(job.output_dir, _written(job))}", flush=True)
+        return mean_return
 
     def prepare_env_config(self, env: ConfigType) -> ConfigType:
         """Adapts the env (config) before the rollout; the default returns it unchanged."""
@@ -162,6 +171,12 @@ class RolloutRunner(Runner):
             increment_log_step()
             get_stats_logger(ROLLOUT_STATS_PREFIX).log_stats(self.last_stats)
         return float(stats_value(self.last_stats, BaseEnvEvents.reward, "mean"))
+
+
+def _written(job: RolloutJob) -> list[str]:
+    """The outputs a finished rollout wrote into its output directory."""
+    written = [f"{TRAJECTORY_DIR}/"] if job.record_trajectory else []
+    return written + ([f"{EVENT_LOG_DIR}/"] if job.record_event_logs else [])
 
 
 @contextmanager

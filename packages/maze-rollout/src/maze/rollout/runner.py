@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
-from typing import Any, Optional
+from collections.abc import Sequence
+from typing import Any, Optional, Union
 
-__all__ = ["Runner"]
+__all__ = ["Runner", "outputs_note"]
 
 
 class Runner(ABC):
@@ -32,3 +34,14 @@ class Runner(ABC):
             The job's objective where it has one (the best evaluation reward of a training
             run, the mean reward of a rollout), for hyper-parameter sweepers; else None.
         """
+
+
+def outputs_note(run_dir: Union[str, os.PathLike], contents: Sequence[str] = ()) -> str:
+    """The words that end a job's last line, naming its run directory: ``Outputs: <run_dir> (<contents>)``.
+
+    Args:
+        run_dir: The run directory (printed as given; pass it absolute).
+        contents: What the job wrote there worth naming, e.g. ``["trajectory_data/", "event_logs/"]``.
+    """
+    listed = f" ({', '.join(contents)})" if contents else ""
+    return f"Outputs: {os.fspath(run_dir)}{listed}"

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Optional
 
 from maze.env.core.structured_env import StructuredEnv
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.env.utils.factory import ConfigType, to_plain_config
 from maze.rollout._validation import checked_bool
-from maze.rollout.episode_loop import run_episode
+from maze.rollout.episode_loop import move_episode_stats, run_episode
 from maze.rollout.online_rendering import OnlineRenderer
 from maze.rollout.progress import RolloutProgress
 from maze.rollout.rollout_job import RolloutJob
 from maze.rollout.rollout_runner import RolloutRunner
 
-__all__ = ["SequentialRolloutRunner"]
+__all__ = ["SequentialRolloutRunner", "roll_out_in_process"]
 
 
 class SequentialRolloutRunner(RolloutRunner):
@@ -45,6 +45,7 @@ class SequentialRolloutRunner(RolloutRunner):
         record_event_logs: Write the events of every episode to ``event_logs/``.
         deterministic: Act with the policy's most likely actions.
         render: Draw every step.
+        normalization_samples: See :class:`~maze.rollout.rollout_runner.RolloutRunner`.
     """
 
     def __init__(
@@ -55,8 +56,11 @@ class SequentialRolloutRunner(RolloutRunner):
         record_event_logs: bool = True,
         deterministic: bool = True,
         render: bool = False,
+        normalization_samples: int = 1000,
     ) -> None:
-        super().__init__(n_episodes, max_episode_steps, record_trajectory, record_event_logs, deterministic)
+        super().__init__(
+            n_episodes, max_episode_steps, record_trajectory, record_event_logs, deterministic, normalization_samples
+        )
         self.render = checked_bool("render", render)
 
     def prepare_env_config(self, env: ConfigType) -> ConfigType:
@@ -70,24 +74,51 @@ class SequentialRolloutRunner(RolloutRunner):
         self, job: RolloutJob, env_seeds: Sequence[int], agent_seeds: Sequence[int], progress: RolloutProgress
     ) -> EpisodeStatsBatch:
         """Builds the env stack and the policy, then runs the episodes in order (see the base class)."""
-        env = job.build_env()
-        try:
-            policy = job.build_policy(env)
-            step = OnlineRenderer(env).step_function() if self.render else None
-            collected = EpisodeStatsBatch()
-            with job.recording():
-                for env_seed, agent_seed in zip(env_seeds, agent_seeds, strict=True):
-                    steps = run_episode(env, policy, env_seed, agent_seed, self.deterministic, step)
-                    _move_stats(env, collected)
-                    progress.update(1, steps)
-            return collected
-        finally:
-            if not isinstance(job.env, StructuredEnv):  # built here from a config: close it
-                env.close()
+        collected, _ = roll_out_in_process(job, env_seeds, agent_seeds, progress, self.render)
+        return collected
 
 
-def _move_stats(env: Any, collected: EpisodeStatsBatch) -> None:
-    """Moves the finished episodes' statistics out of the env's statistics wrapper into ``collected``."""
-    batch = env.take_episode_stats()
-    collected.events.update(batch.events)
-    collected.episodes.extend(batch.episodes)
+def roll_out_in_process(
+    job: RolloutJob,
+    env_seeds: Sequence[int],
+    agent_seeds: Sequence[int],
+    progress: RolloutProgress,
+    render: bool = False,
+    stop: Optional[Callable[[int], bool]] = None,
+) -> tuple[EpisodeStatsBatch, int]:
+    """Builds the job's env stack and policy in this process and runs episodes 0, 1, ... in order.
+
+    Building counts as start-up for ``progress``. The env is closed at the end unless the job
+    holds it as an instance.
+
+    Args:
+        job: The env, wrappers, agent and recording settings.
+        env_seeds: Env seed of every episode.
+        agent_seeds: Agent seed of every episode.
+        progress: Told about the start-up and every finished episode.
+        render: Draw every step (see :class:`~maze.rollout.online_rendering.OnlineRenderer`).
+        stop: Called with the number of finished episodes after each one; True stops before the next.
+
+    Returns:
+        The statistics of the finished episodes (in order) and their number.
+    """
+    progress.begin_startup()
+    env = job.build_env()
+    try:
+        policy = job.build_policy(env)
+        progress.end_startup()
+        step = OnlineRenderer(env).step_function() if render else None
+        collected = EpisodeStatsBatch()
+        done = 0
+        with job.recording():
+            for env_seed, agent_seed in zip(env_seeds, agent_seeds, strict=True):
+                steps = run_episode(env, policy, env_seed, agent_seed, job.deterministic, step)
+                move_episode_stats(env, collected)
+                progress.update(1, steps)
+                done += 1
+                if stop is not None and stop(done):
+                    break
+        return collected, done
+    finally:
+        if not isinstance(job.env, StructuredEnv):  # built here from a config: close it
+            env.close()

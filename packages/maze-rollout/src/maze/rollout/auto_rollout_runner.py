@@ -1,0 +1,125 @@
+"""AutoRolloutRunner (``maze-run runner=auto``, the default): sequential or parallel by the job's size and the machine.
+
+Worker processes pay off only when the episodes take long enough to amortize starting
+them. Measured with ``maze-run -cn conf_rollout`` (random policy, 2-core machine under load,
+fresh process each): starting the workers costs about 1.1 s more than rolling out in the
+main process (CartPole-v1: 10 episodes 3.3 s parallel vs 2.1 s sequential; LunarLander-v3:
+2.5 s vs 1.3 s; the greedy Cutting-2D policy, 2 episodes: 2.5 s vs 1.9 s); CartPole-v1
+crossed over between 200 episodes (4.6 s parallel vs 3.9 s sequential) and 1000 episodes
+(5.2 s vs 6.0 s), i.e. at about 2.5 s of sequential rollout. That is the rule below with
+two workers: parallel wins once the remaining rollout takes more than twice the start-up.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import cloudpickle
+from maze.env.log_stats.aggregator import EpisodeStatsBatch
+from maze.env.utils.main_guard import unguarded_main_script
+from maze.rollout.parallel_rollout_runner import ParallelRolloutRunner
+from maze.rollout.progress import RolloutProgress
+from maze.rollout.rollout_job import RolloutJob
+from maze.rollout.sequential_rollout_runner import roll_out_in_process
+
+__all__ = ["AutoRolloutRunner", "WORKER_STARTUP_S", "pays_to_parallelize", "usable_cores"]
+
+WORKER_STARTUP_S = 1.1
+"""Measured seconds that starting rollout workers costs on top of building the env and the policy (module docs)."""
+
+
+class AutoRolloutRunner(ParallelRolloutRunner):
+    """Rolls out in this process, and hands the remaining episodes to worker processes once that is faster.
+
+    The rule: episodes run one after the other in the main process (like ``runner=sequential``)
+    while the runner measures the seconds per episode. After each episode it estimates the
+    remaining sequential time ``T`` and the start-up of workers ``S`` (:data:`WORKER_STARTUP_S`
+    plus the time this process took to build the env and the policy, which every worker
+    repeats); with ``p`` workers (at most ``n_processes``, the usable cores and the remaining
+    episodes) the rest goes to the workers when ``S + T / p < T`` (:func:`pays_to_parallelize`).
+    Small jobs thus never start a process, and on one core nothing is ever parallel. A job
+    that cannot go to workers (an unpicklable env or agent instance, a script without
+    ``if __name__ == "__main__":``) stays in this process.
+
+    Every episode keeps its own seeds, so the statistics and files equal those of
+    ``runner=sequential`` and ``runner=parallel`` (which force one mode) for the same seeds.
+
+    Args:
+        n_processes: Most worker processes (fewer on machines with fewer cores).
+        n_episodes: Episodes per call.
+        max_episode_steps: Env steps after which an episode is truncated; 0: no limit of the runner.
+        record_trajectory: Write one trajectory file per episode to ``trajectory_data/``.
+        record_event_logs: Write the events of every episode to ``event_logs/``.
+        deterministic: Act with the policy's most likely actions.
+        start_method: Of the workers (see :class:`~maze.rollout.parallel_rollout_runner.ParallelRolloutRunner`).
+        normalization_samples: See :class:`~maze.rollout.rollout_runner.RolloutRunner`.
+    """
+
+    def run_episodes(
+        self,
+        job: RolloutJob,
+        env_seeds: Sequence[int],
+        agent_seeds: Sequence[int],
+        progress: RolloutProgress,
+        first_episode: int = 0,
+    ) -> EpisodeStatsBatch:
+        """Runs the episodes here until the rule of the class docs hands the rest to workers."""
+        n_episodes = len(env_seeds)
+        movable = self._can_use_workers(job)
+        workers = 1
+
+        def hand_over(done: int) -> bool:
+            nonlocal workers
+            workers = self.worker_count(n_episodes - done)
+            remaining = progress.rollout_seconds() / done * (n_episodes - done)
+            return movable and pays_to_parallelize(remaining, workers, WORKER_STARTUP_S + progress.startup_seconds)
+
+        collected, done = roll_out_in_process(job, env_seeds, agent_seeds, progress, stop=hand_over)
+        if done == n_episodes:
+            return collected
+        print(
+            f"rollout: the remaining {n_episodes - done} episodes go to {workers} worker processes "
+            "(runner=sequential or runner=parallel forces one mode)",
+            flush=True,
+        )
+        rest = super().run_episodes(job, env_seeds, agent_seeds, progress, first_episode=done)
+        collected.events.update(rest.events)
+        collected.episodes.extend(rest.episodes)
+        return collected
+
+    def worker_count(self, episodes: int) -> int:
+        """Workers for ``episodes`` episodes: at most ``n_processes``, the usable cores and ``episodes``."""
+        return min(super().worker_count(episodes), usable_cores())
+
+    def _can_use_workers(self, job: RolloutJob) -> bool:
+        """Whether the job can go to worker processes (picklable, started from a guarded script)."""
+        if unguarded_main_script(self.start_method, sys.modules.get("__main__")) is not None:
+            return False
+        try:
+            cloudpickle.dumps(job)
+        except Exception:  # noqa: BLE001 - any pickling failure keeps the job in this process
+            return False
+        return True
+
+
+def pays_to_parallelize(remaining_seconds: float, workers: int, startup_seconds: float) -> bool:
+    """Whether ``workers`` processes finish the remaining rollout sooner than this process alone.
+
+    Args:
+        remaining_seconds: Estimated time of the remaining episodes in this process.
+        workers: Worker processes that would run them (one per core).
+        startup_seconds: Estimated time until the workers run their first episode.
+
+    Returns:
+        True when ``workers > 1`` and ``startup_seconds + remaining_seconds / workers < remaining_seconds``.
+    """
+    return workers > 1 and startup_seconds + remaining_seconds / workers < remaining_seconds
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1

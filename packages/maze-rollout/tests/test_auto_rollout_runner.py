@@ -1,0 +1,107 @@
+"""AutoRolloutRunner: in this process for small jobs, the rest to workers once that is faster (injected clock)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+from maze.env import BaseEnvEvents, GymMazeEnv, MazeSeeding, RandomPolicy
+from maze.env.log_stats.log_stats_env import stats_value
+from maze.rollout import (
+    AutoRolloutRunner,
+    ParallelRolloutRunner,
+    RolloutProgress,
+    SequentialRolloutRunner,
+    auto_rollout_runner,
+    rollout_runner,
+)
+from maze.rollout.auto_rollout_runner import pays_to_parallelize
+from rollout_support import CARTPOLE, trajectory_lengths
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+CLOCK = FakeClock()
+
+
+class SlowPolicy(RandomPolicy):
+    """A random policy each of whose actions takes :attr:`seconds` on :data:`CLOCK` (in this process)."""
+
+    seconds = 0.0
+
+    def compute_action(self, observation: Any, *args: Any, actor_id: Optional[Any] = None, **kwargs: Any) -> Any:
+        CLOCK.now += self.seconds
+        return super().compute_action(observation, *args, actor_id=actor_id, **kwargs)
+
+
+@pytest.fixture
+def clocked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rollout time runs on CLOCK; the machine has two cores."""
+    monkeypatch.setattr(rollout_runner, "RolloutProgress", lambda n: RolloutProgress(n, clock=CLOCK))
+    monkeypatch.setattr(auto_rollout_runner, "usable_cores", lambda: 2)
+
+
+@pytest.fixture
+def no_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("worker processes were started")
+
+    monkeypatch.setattr(ParallelRolloutRunner, "run_episodes", refuse)
+
+
+def test_parallel_pays_once_the_remaining_time_exceeds_the_start_up_by_the_workers_share() -> None:
+    assert not pays_to_parallelize(2.0, 2, 1.1)  # 1.1 + 1.0 > 2.0
+    assert pays_to_parallelize(2.4, 2, 1.1)  # 1.1 + 1.2 < 2.4
+    assert pays_to_parallelize(1.6, 4, 1.1)  # 1.1 + 0.4 < 1.6
+    assert not pays_to_parallelize(1000.0, 1, 1.1)  # one worker never beats this process
+
+
+@pytest.mark.usefixtures("clocked")
+def test_slow_episodes_go_to_workers_after_the_first_with_the_same_table(
+    run_dir: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(SlowPolicy, "seconds", 0.1)  # 10 steps: about 1 s per episode, 5 s left after the first
+    settings = {"n_episodes": 6, "max_episode_steps": 10, "record_event_logs": False}
+    runner = AutoRolloutRunner(n_processes=4, **settings)
+    runner.seeding = MazeSeeding(5, 6)
+    runner.run_with(CARTPOLE, None, SlowPolicy)
+    assert "rollout: the remaining 5 episodes go to 2 worker processes" in capsys.readouterr().out
+    assert len(trajectory_lengths(run_dir)) == 6
+    reference = SequentialRolloutRunner(**settings, record_trajectory=False)
+    reference.seeding = MazeSeeding(5, 6)
+    reference.run_with(CARTPOLE, None, SlowPolicy)
+    for name in ("episode_count", "total_step_count", "mean", "min", "max"):
+        assert stats_value(runner.last_stats, BaseEnvEvents.reward, name) == stats_value(
+            reference.last_stats, BaseEnvEvents.reward, name
+        )
+
+
+@pytest.mark.usefixtures("clocked", "no_workers")
+def test_fast_episodes_stay_in_this_process(run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(SlowPolicy, "seconds", 0.001)  # 20 episodes of at most 10 steps: 0.2 s in all
+    runner = AutoRolloutRunner(n_episodes=20, max_episode_steps=10)
+    runner.run_with(CARTPOLE, None, SlowPolicy)
+    assert stats_value(runner.last_stats, BaseEnvEvents.reward, "episode_count") == 20
+
+
+@pytest.mark.usefixtures("clocked", "no_workers")
+def test_one_core_or_an_unpicklable_job_keeps_slow_episodes_in_this_process(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(SlowPolicy, "seconds", 1.0)
+    runner = AutoRolloutRunner(n_episodes=3, max_episode_steps=10, record_trajectory=False)
+    monkeypatch.setattr(auto_rollout_runner, "usable_cores", lambda: 1)
+    runner.run_with(CARTPOLE, None, SlowPolicy)
+    monkeypatch.setattr(auto_rollout_runner, "usable_cores", lambda: 2)
+    env = GymMazeEnv("CartPole-v1")
+    env.lock = threading.Lock()  # cannot be pickled for workers
+    runner.run_with(env, None, SlowPolicy)
+    assert stats_value(runner.last_stats, BaseEnvEvents.reward, "episode_count") == 3
