@@ -1,4 +1,4 @@
-"""``maze-run`` rollouts end to end: parallel and sequential runners, outputs, rendering, failing workers."""
+"""``maze-run`` rollouts end to end: parallel, sequential and auto runners, outputs, rendering, failing workers."""
 
 from __future__ import annotations
 
@@ -161,3 +161,26 @@ def test_a_failing_worker_fails_the_run_with_its_traceback_and_keeps_the_other_e
     assert len(trajectory_files(run_dir)) == finished
     rows = (run_dir / "event_logs" / "BaseEnvEvents.reward.tsv").read_text().splitlines()
     assert len({row.split("\t")[0] for row in rows[1:]}) == finished
+
+
+def test_random_baseline_under_normalizing_wrappers_ends_naming_its_run_directory(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    result = maze_run(
+        "-cn",
+        "conf_rollout",
+        "env.name=CartPole-v1",
+        "wrappers=vector_obs",  # normalizes observations; no input_dir gives statistics
+        "policy=random_policy",
+        "runner=auto",
+        "runner.n_episodes=3",
+        "runner.normalization_samples=200",
+        run_dir=run_dir,
+    )
+    assert_success(result)
+    assert "no input_dir: estimated them from 200 observations of its sampling policy" in result.stdout
+    assert (run_dir / "statistics.npz").is_file()
+    assert reward_rows(result.stdout)["episode_count"] == 3.0
+    assert "worker processes" not in result.stdout  # three short episodes stay in the main process
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("rollout: 3 episodes, ") and " s of start-up. " in last
+    assert last.endswith(f"Outputs: {run_dir.resolve()} (trajectory_data/, event_logs/)")
