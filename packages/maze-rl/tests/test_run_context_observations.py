@@ -17,6 +17,7 @@ TINY_NORMALIZED = {
     "algorithm.n_rollout_steps": 20,
     "algorithm.rollout_evaluator.n_episodes": 1,
     "runner.normalization_samples": 50,
+    "wrappers.MazeEnvMonitoringWrapper.action_logging": False,  # no action histograms: saves importing maze.viz
     "seeding.env_base_seed": 1,
     "seeding.agent_base_seed": 2,
 }
