@@ -112,6 +112,22 @@ def test_good_envs_pass(make_env: Any) -> None:
     check_env(make_env(), n_steps=30)
 
 
+def test_a_passing_env_gets_one_line_saying_what_was_checked(capsys: pytest.CaptureFixture) -> None:
+    check_env(GymMazeEnv("CartPole-v1"), n_steps=30)
+    check_env(build_multi_step_env(), n_steps=10)
+    flat, structured = capsys.readouterr().out.splitlines()
+    assert flat.startswith("check_env: GymMazeEnv passed (gymnasium's env checker; 30 random steps, ")
+    assert "replayed with the same seed: identical" in flat
+    assert "gymnasium's space checks of sub-steps [0, 1]; 10 random steps" in structured
+
+
+def test_a_failing_or_quiet_check_prints_nothing(capsys: pytest.CaptureFixture) -> None:
+    check_env(build_dummy_maze_env(), n_steps=5, verbose=False)
+    with pytest.raises(AssertionError):
+        check_env(IntFlags(build_multi_step_env()), n_steps=5)
+    assert capsys.readouterr().out == ""
+
+
 def test_checker_does_not_warn_about_wrapped_envs(recwarn: pytest.WarningsRecorder) -> None:
     check_env(Wrapper(GymMazeEnv("CartPole-v1")), n_steps=5)
     assert not [w for w in recwarn if "unwrapped version" in str(w.message)]

@@ -13,7 +13,8 @@ two seeded random rollouts that check, at every step, what gymnasium cannot know
 * observations are fresh objects on every call (no buffer is reused between steps);
 * the same seed and the same actions give the same actors, observations and rewards.
 
-Every failure raises an ``AssertionError`` that names the check, the step and the actor.
+Every failure raises an ``AssertionError`` that names the check, the step and the actor; a
+passing env gets one line on stdout saying what was checked.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class _Trajectory:
     actions: list[Any] = field(default_factory=list)
 
 
-def check_env(env: Any, n_steps: int = 50) -> None:
+def check_env(env: Any, n_steps: int = 50, verbose: bool = True) -> None:
     """Checks that ``env`` follows the gymnasium API and the structured-env contract.
 
     The env is reset and stepped (``2 * n_steps`` steps plus gymnasium's own checks); its
@@ -68,6 +69,7 @@ def check_env(env: Any, n_steps: int = 50) -> None:
     Args:
         env: A maze env (MazeEnv, GymMazeEnv, a wrapper stack, ...).
         n_steps: Env steps of each of the two seeded random rollouts.
+        verbose: Print one line saying what was checked when the env passes.
 
     Raises:
         AssertionError: Naming the failed check, the step and the acting actor.
@@ -85,13 +87,30 @@ def check_env(env: Any, n_steps: int = 50) -> None:
             f"observation_spaces_dict has keys {list(observation_spaces)}, action_spaces_dict {list(action_spaces)} "
             f"and agent_counts_dict {list(agent_counts)}; all three must list the same sub-steps",
         )
-    if len(observation_spaces) == 1:
+    flat = len(observation_spaces) == 1
+    if flat:
         _run_gymnasium_checker(env)
     else:
         _check_sub_step_spaces(observation_spaces, action_spaces)
     reference = _rollout(env, n_steps)
-    if not getattr(getattr(env, "spec", None), "nondeterministic", False):
+    deterministic = not getattr(getattr(env, "spec", None), "nondeterministic", False)
+    if deterministic:
         _rollout(env, n_steps, reference)
+    if verbose:
+        print(_success_line(env, flat, n_steps, reference, deterministic))
+
+
+def _success_line(env: Any, flat: bool, n_steps: int, reference: _Trajectory, deterministic: bool) -> str:
+    """What a passing env was checked for, in one line."""
+    keys = list(env.observation_spaces_dict)
+    spaces_check = "gymnasium's env checker" if flat else f"gymnasium's space checks of sub-steps {keys}"
+    episodes = sum(transition.terminated or transition.truncated for transition in reference.transitions)
+    replay = "replayed with the same seed: identical" if deterministic else "not replayed (spec.nondeterministic)"
+    return (
+        f"check_env: {type(env).__name__} passed ({spaces_check}; {n_steps} random steps, {episodes} episode(s) "
+        f"ended: actor ids, observations in their spaces, (obs, reward, terminated, truncated, info), fresh "
+        f"observations; {replay})"
+    )
 
 
 def _run_gymnasium_checker(env: Any) -> None:
