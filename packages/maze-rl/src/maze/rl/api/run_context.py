@@ -119,7 +119,9 @@ class RunContext:
         """The trained policy with the best model's weights (a TorchPolicy in eval mode).
 
         Usable by :class:`~maze.train.evaluators.RolloutEvaluator` and by rollouts
-        (``RunContext(configuration="rollout", policy=rc.policy, ...)``).
+        (``RunContext(configuration="rollout", policy=rc.policy, ...)``). It takes the observations
+        the run's wrappers made (normalized, ...); for observations of the bare env use
+        :meth:`compute_action` or :meth:`compute_maze_action`.
 
         Raises:
             RunContextError: Before :meth:`train`.
