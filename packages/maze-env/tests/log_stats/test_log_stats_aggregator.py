@@ -203,6 +203,43 @@ def test_failing_reducer_names_event_and_statistic():
         aggregator.end_episode()
 
 
+class DeliveryEvents:
+    """Events whose value is an attribute dict (two attributes, or none) under numeric reducers."""
+
+    @define_episode_stats(sum)
+    @define_step_stats(sum)
+    def delivered(self, parcels: int, weight: float):
+        """Two attributes: the step value is {"parcels": ..., "weight": ...}."""
+
+    @define_episode_stats(sum)
+    @define_step_stats(max)
+    def arrived(self):
+        """No attribute: the step value is {}."""
+
+
+def test_an_event_with_two_attributes_under_sum_names_the_rule_and_the_fix():
+    aggregator = LogStatsAggregator()
+    aggregator.add_step([EventRecord(DeliveryEvents, DeliveryEvents.delivered, {"parcels": 2, "weight": 1.5})])
+    with pytest.raises(MazeError) as raised:
+        aggregator.end_episode()
+    message = str(raised.value)
+    assert "the step statistic '<unnamed>' of the event DeliveryEvents.delivered failed" in message
+    assert "fired with the attributes ['parcels', 'weight']" in message
+    assert "else the dict of its attributes" in message
+    assert "delivered_parcels(parcels=...)" in message and "define_stats_grouping" in message
+
+
+def test_an_event_without_attributes_under_a_numeric_reducer_is_told_to_count():
+    aggregator = LogStatsAggregator()
+    aggregator.add_step(
+        [EventRecord(DeliveryEvents, DeliveryEvents.arrived, {})]
+    )  # max([{}]) passes; the episode's sum fails
+    with pytest.raises(
+        MazeError, match=r"episode statistic .*DeliveryEvents\.arrived is fired without attributes.*len"
+    ):
+        aggregator.end_episode()
+
+
 def test_add_step_stats_rejects_grouped_events():
     with pytest.raises(ConfigurationError, match="add_step_stats"):
         LogStatsAggregator().add_step_stats(BaseEnvEvents, BaseEnvEvents.kpi, [1.0])

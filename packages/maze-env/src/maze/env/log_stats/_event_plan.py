@@ -281,8 +281,29 @@ def reduce_values(plan: EventPlan, definition: StatsDefinition, values: list) ->
         raise MazeError(
             f"the {definition.level.name.lower()} statistic {name!r} of the event {plan.topic}.{plan.event} failed: "
             f"its reducer {getattr(reducer, '__name__', reducer)!r} raised {type(error).__name__}: {error} on the "
-            f"values {shown}; fix the reducer or the values the event is fired with"
+            f"values {shown}; {_fix_for(plan, values)}"
         ) from error
+
+
+def _fix_for(plan: EventPlan, values: list) -> str:
+    """How to fix a failed reduction: events whose value is an attribute dict get the rule and the ways out."""
+    dicts = [value for value in values if isinstance(value, dict)]
+    if not dicts:
+        return "fix the reducer or the values the event is fired with"
+    event = f"{plan.topic}.{plan.event}"
+    names = sorted({name for value in dicts for name in value})
+    if not names:
+        return (
+            f"{event} is fired without attributes (besides its grouping ones), so its value is an empty dict: "
+            "count such events with define_step_stats(len)"
+        )
+    return (
+        f"{event} is fired with the attributes {names} (besides its grouping ones), and an event's value is its "
+        "attribute only when it has exactly one, else the dict of its attributes; give the statistic one number "
+        f"per event: fire one event per quantity (e.g. {plan.event}_{names[0]}({names[0]}=...)), declare the "
+        "attributes that only label the event (ids, kinds) with define_stats_grouping, or use a reducer that "
+        "reads the dicts"
+    )
 
 
 StepStats = dict[tuple[EventPlan, LogStatsGroup], dict[Optional[str], list]]
