@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Optional
 
 import pytest
@@ -17,7 +19,12 @@ from maze.rollout import (
     auto_rollout_runner,
     rollout_runner,
 )
-from maze.rollout.auto_rollout_runner import pays_to_parallelize
+from maze.rollout.auto_rollout_runner import (
+    TORCH_IMPORT_S,
+    WORKER_STARTUP_S,
+    pays_to_parallelize,
+    worker_startup_seconds,
+)
 from rollout_support import CARTPOLE, trajectory_lengths
 
 
@@ -64,11 +71,18 @@ def test_parallel_pays_once_the_remaining_time_exceeds_the_start_up_by_the_worke
     assert not pays_to_parallelize(1000.0, 1, 1.1)  # one worker never beats this process
 
 
+def test_workers_of_a_process_with_torch_start_up_slower(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    assert worker_startup_seconds(0.5) == pytest.approx(WORKER_STARTUP_S + 0.5)
+    monkeypatch.setitem(sys.modules, "torch", ModuleType("torch"))
+    assert worker_startup_seconds(0.5) == pytest.approx(WORKER_STARTUP_S + 0.5 + TORCH_IMPORT_S)
+
+
 @pytest.mark.usefixtures("clocked")
 def test_slow_episodes_go_to_workers_after_the_first_with_the_same_table(
     run_dir: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(SlowPolicy, "seconds", 0.1)  # 10 steps: about 1 s per episode, 5 s left after the first
+    monkeypatch.setattr(SlowPolicy, "seconds", 0.3)  # 10 steps: about 3 s per episode, 15 s left after the first
     settings = {"n_episodes": 6, "max_episode_steps": 10, "record_event_logs": False}
     runner = AutoRolloutRunner(n_processes=4, **settings)
     runner.seeding = MazeSeeding(5, 6)

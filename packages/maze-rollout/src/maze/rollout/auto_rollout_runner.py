@@ -1,4 +1,4 @@
-"""AutoRolloutRunner (``maze-run runner=auto``, the default): sequential or parallel by the job's size and the machine.
+"""AutoRolloutRunner (``maze-run runner=auto``): sequential or parallel by the job's size and the machine.
 
 Worker processes pay off only when the episodes take long enough to amortize starting
 them. Measured with ``maze-run -cn conf_rollout`` (random policy, 2-core machine under load,
@@ -8,6 +8,12 @@ main process (CartPole-v1: 10 episodes 3.3 s parallel vs 2.1 s sequential; Lunar
 crossed over between 200 episodes (4.6 s parallel vs 3.9 s sequential) and 1000 episodes
 (5.2 s vs 6.0 s), i.e. at about 2.5 s of sequential rollout. That is the rule below with
 two workers: parallel wins once the remaining rollout takes more than twice the start-up.
+
+Workers of a torch policy (``policy=torch_policy``) also import torch, which the main process
+did before it built the policy: 10 such episodes took 6.6 s sequential and 23.6 s with the
+5 workers of ``runner=parallel`` (16.8 s of start-up, the same machine under heavier load);
+an idle 2-core machine starts a torch policy in 1.97 s against 0.30 s without torch
+(maze-deploy's cold-start benchmark), hence :data:`TORCH_IMPORT_S`.
 """
 
 from __future__ import annotations
@@ -24,10 +30,20 @@ from maze.rollout.progress import RolloutProgress
 from maze.rollout.rollout_job import RolloutJob
 from maze.rollout.sequential_rollout_runner import roll_out_in_process
 
-__all__ = ["AutoRolloutRunner", "WORKER_STARTUP_S", "pays_to_parallelize", "usable_cores"]
+__all__ = [
+    "AutoRolloutRunner",
+    "TORCH_IMPORT_S",
+    "WORKER_STARTUP_S",
+    "pays_to_parallelize",
+    "usable_cores",
+    "worker_startup_seconds",
+]
 
 WORKER_STARTUP_S = 1.1
 """Measured seconds that starting rollout workers costs on top of building the env and the policy (module docs)."""
+
+TORCH_IMPORT_S = 1.7
+"""Measured seconds a worker spends importing torch, added to the start-up when this process has torch (module docs)."""
 
 
 class AutoRolloutRunner(ParallelRolloutRunner):
@@ -35,9 +51,10 @@ class AutoRolloutRunner(ParallelRolloutRunner):
 
     The rule: episodes run one after the other in the main process (like ``runner=sequential``)
     while the runner measures the seconds per episode. After each episode it estimates the
-    remaining sequential time ``T`` and the start-up of workers ``S`` (:data:`WORKER_STARTUP_S`
-    plus the time this process took to build the env and the policy, which every worker
-    repeats); with ``p`` workers (at most ``n_processes``, the usable cores and the remaining
+    remaining sequential time ``T`` and the start-up of workers ``S`` (:func:`worker_startup_seconds`:
+    :data:`WORKER_STARTUP_S`, plus the time this process took to build the env and the policy,
+    which every worker repeats, plus :data:`TORCH_IMPORT_S` when this process has imported
+    torch); with ``p`` workers (at most ``n_processes``, the usable cores and the remaining
     episodes) the rest goes to the workers when ``S + T / p < T`` (:func:`pays_to_parallelize`).
     Small jobs thus never start a process, and on one core nothing is ever parallel. A job
     that cannot go to workers (an unpicklable env or agent instance, a script without
@@ -74,7 +91,7 @@ class AutoRolloutRunner(ParallelRolloutRunner):
             nonlocal workers
             workers = self.worker_count(n_episodes - done)
             remaining = progress.rollout_seconds() / done * (n_episodes - done)
-            return movable and pays_to_parallelize(remaining, workers, WORKER_STARTUP_S + progress.startup_seconds)
+            return movable and pays_to_parallelize(remaining, workers, worker_startup_seconds(progress.startup_seconds))
 
         collected, done = roll_out_in_process(job, env_seeds, agent_seeds, progress, stop=hand_over)
         if done == n_episodes:
@@ -116,6 +133,15 @@ def pays_to_parallelize(remaining_seconds: float, workers: int, startup_seconds:
         True when ``workers > 1`` and ``startup_seconds + remaining_seconds / workers < remaining_seconds``.
     """
     return workers > 1 and startup_seconds + remaining_seconds / workers < remaining_seconds
+
+
+def worker_startup_seconds(build_seconds: float) -> float:
+    """Estimated seconds until workers run their first episode (see :class:`AutoRolloutRunner`).
+
+    Args:
+        build_seconds: The time this process took to build the env stack and the policy.
+    """
+    return WORKER_STARTUP_S + build_seconds + (TORCH_IMPORT_S if "torch" in sys.modules else 0.0)
 
 
 def usable_cores() -> int:
