@@ -51,6 +51,14 @@ def first_layer_only(net: torch.nn.Module, inputs: torch.Tensor) -> torch.Tensor
     return net[0](inputs)[:, :2]
 
 
+def test_eps_is_added_to_the_root_of_the_second_moment() -> None:
+    parameter = torch.nn.Parameter(torch.zeros(1))
+    parameter.grad = torch.ones(1)
+    Adam([parameter], lr=0.1, eps=1.0).step()
+    # first step, bias-corrected: lr * g / (sqrt(g^2) + eps) = 0.1 * 1 / (1 + 1)
+    assert float(parameter) == pytest.approx(-0.05)
+
+
 def test_skips_parameters_without_gradient_like_torch_adam() -> None:
     ours, reference = small_net(), small_net()
     optimizer = Adam(ours.parameters(), lr=1e-2)

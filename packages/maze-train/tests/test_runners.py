@@ -326,6 +326,11 @@ def test_input_dir_resumes_model_optimizer_and_best_reward(ppo_run: Path, tmp_pa
     assert summary["env_steps_per_second"] == pytest.approx(ENV_STEPS / summary["train_seconds"], rel=1e-3)
 
 
+@pytest.mark.parametrize("trainer", [PPO, A2C])
+def test_adam_eps_reaches_the_optimizer(tmp_path: Path, trainer: str) -> None:
+    assert set_up(tmp_path, job_config(adam_eps=1e-5), trainer).trainer.optimizer.eps == 1e-5
+
+
 def test_max_env_steps_stops_at_the_first_epoch_end_at_or_past_the_budget(tmp_path: Path) -> None:
     summary = train(tmp_path, job_config(n_epochs=0, max_env_steps=ENV_STEPS + 1))
 

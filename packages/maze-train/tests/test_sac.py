@@ -166,6 +166,12 @@ def test_entropy_coefficient_is_learned_only_with_tuning(tmp_path: Path, tuning:
     assert state["trainer"] == "SAC" and state["epochs"] == 2 and "sac" in state["state_dicts"]
 
 
+def test_adam_eps_reaches_all_three_optimizers(tmp_path: Path) -> None:
+    trainer = set_up(tmp_path, sac_config(env=PENDULUM, adam_eps=1e-5)).trainer
+    optimizers = (trainer.policy_optimizer, trainer.critic_optimizer, trainer.entropy_optimizer)
+    assert [optimizer.eps for optimizer in optimizers] == [1e-5] * 3
+
+
 def test_same_seed_gives_identical_losses(tmp_path: Path, single_thread: None) -> None:
     def losses_of(directory: Path) -> list[torch.Tensor]:
         runner = set_up(directory, sac_config(env=PENDULUM))

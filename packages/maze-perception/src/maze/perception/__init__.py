@@ -88,7 +88,12 @@ from maze.perception.perception_utils import (
     resolve_device,
     stack_and_flatten_spaces,
 )
-from maze.perception.weight_init import compute_sigmoid_bias, make_module_init_normc
+from maze.perception.weight_init import (
+    compute_sigmoid_bias,
+    make_module_init,
+    make_module_init_normc,
+    make_module_init_orthogonal,
+)
 
 __version__ = _version("maze-perception")
 
@@ -129,7 +134,9 @@ __all__ = [
     "resolve_device",
     "stack_and_flatten_spaces",
     "compute_sigmoid_bias",
+    "make_module_init",
     "make_module_init_normc",
+    "make_module_init_orthogonal",
     "ActionMaskingBlock",
     "ChainedBlock",
     "ConcatenationBlock",

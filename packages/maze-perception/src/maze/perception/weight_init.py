@@ -1,4 +1,4 @@
-"""Weight initialisation helpers: normc initialisation and sigmoid bias for Bernoulli heads."""
+"""Weight initialisation helpers: the normc and orthogonal schemes and sigmoid bias for Bernoulli heads."""
 
 from __future__ import annotations
 
@@ -9,7 +9,21 @@ import torch
 from maze.env.errors import ConfigurationError
 from torch import nn
 
-__all__ = ["compute_sigmoid_bias", "make_module_init_normc"]
+__all__ = [
+    "HIDDEN_GAINS",
+    "compute_sigmoid_bias",
+    "make_module_init",
+    "make_module_init_normc",
+    "make_module_init_orthogonal",
+]
+
+HIDDEN_GAINS = {"normc": 1.0, "orthogonal": math.sqrt(2.0)}
+"""The schemes of :func:`make_module_init` and the gain each gives hidden layers.
+
+Output heads get the same gains under both (0.01 for policy heads, 1.0 for value heads);
+``orthogonal`` with ``sqrt(2)`` for hidden layers is the initialisation of stable-baselines3
+and the RL-Zoo.
+"""
 
 
 def make_module_init_normc(std: float = 1.0) -> Callable[[nn.Module], None]:
@@ -41,6 +55,50 @@ def make_module_init_normc(std: float = 1.0) -> Callable[[nn.Module], None]:
                 module.bias.zero_()
 
     return init
+
+
+def make_module_init_orthogonal(gain: float = 1.0) -> Callable[[nn.Module], None]:
+    """Builds an init function for ``module.apply``: orthogonal weights scaled by ``gain``, zero biases.
+
+    Linear and convolution layers get (semi-)orthogonal weight matrices (``torch.nn.init.orthogonal_``,
+    a convolution's weight flattened to ``[out, in * kernel]``); other modules are left alone.
+
+    Args:
+        gain: The scale of the orthogonal matrix (e.g. ``sqrt(2)`` for hidden layers, 0.01 for
+            policy heads, 1.0 for value heads).
+
+    Returns:
+        A function taking one module, to be passed to ``nn.Module.apply``.
+    """
+    if not gain > 0:
+        raise ConfigurationError(f"make_module_init_orthogonal: gain must be positive, got {gain!r}")
+
+    def init(module: nn.Module) -> None:
+        if not isinstance(module, (nn.Linear, nn.modules.conv._ConvNd)):
+            return
+        nn.init.orthogonal_(module.weight, gain=gain)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    return init
+
+
+def make_module_init(scheme: str, gain: float) -> Callable[[nn.Module], None]:
+    """The init function of ``scheme`` (a key of :data:`HIDDEN_GAINS`) with ``gain``, for ``module.apply``.
+
+    Args:
+        scheme: ``normc`` (:func:`make_module_init_normc`, ``gain`` is the norm of each output
+            unit's weights) or ``orthogonal`` (:func:`make_module_init_orthogonal`).
+        gain: The scale of the weights.
+
+    Raises:
+        ConfigurationError: For an unknown scheme.
+    """
+    if scheme == "normc":
+        return make_module_init_normc(gain)
+    if scheme == "orthogonal":
+        return make_module_init_orthogonal(gain)
+    raise ConfigurationError(f"weight_init={scheme!r} is not a known scheme; use one of {', '.join(HIDDEN_GAINS)}")
 
 
 def compute_sigmoid_bias(probability: float) -> float:

@@ -9,9 +9,11 @@ from typing import Any, NamedTuple, Optional
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import resolve_target, to_plain_config
 from maze.perception.blocks.base import PerceptionBlock
+from maze.perception.blocks.feed_forward.dense import DenseBlock
+from maze.perception.weight_init import HIDDEN_GAINS, make_module_init
 from torch import nn
 
-__all__ = ["BaseModelBuilder", "ModalityBlock", "RESERVED_MODALITIES"]
+__all__ = ["BaseModelBuilder", "ModalityBlock", "RESERVED_MODALITIES", "with_hidden_units"]
 
 RESERVED_MODALITIES = ("hidden", "recurrence")
 """Modality config keys a builder uses for its preset blocks (``{}`` or ``~`` disables one)."""
@@ -34,9 +36,14 @@ class BaseModelBuilder(ABC):
             (``{}`` or ``~`` leaves them out).
         shared_embedding_keys: Tensor names the policy exposes and the critic consumes
             (e.g. ``['latent']``); ``~`` or ``[]`` for separate networks.
+        weight_init: The initialisation scheme of the networks' layers: ``normc`` (each output
+            unit's weights have norm 1 in hidden layers) or ``orthogonal`` (gain ``sqrt(2)`` in hidden
+            layers, as stable-baselines3 and the RL-Zoo); either way policy heads start with gain 0.01
+            and value heads with 1.0 (see :mod:`maze.perception.weight_init`).
 
     Raises:
-        ConfigurationError: For a modality without config, an unknown block type or malformed entries.
+        ConfigurationError: For a modality without config, an unknown block type or malformed entries,
+            or an unknown ``weight_init``.
     """
 
     def __init__(
@@ -44,7 +51,13 @@ class BaseModelBuilder(ABC):
         observation_modality_mapping: Mapping[str, str],
         modality_config: Mapping[str, Any],
         shared_embedding_keys: Optional[Sequence[str]] = None,
+        weight_init: str = "normc",
     ) -> None:
+        if weight_init not in HIDDEN_GAINS:
+            raise ConfigurationError(
+                f"model_builder.weight_init={weight_init!r} is not a known scheme; use one of {', '.join(HIDDEN_GAINS)}"
+            )
+        self.weight_init = weight_init
         self.observation_modality_mapping = dict(to_plain_config(observation_modality_mapping) or {})
         config = dict(to_plain_config(modality_config) or {})
         self.shared_embedding_keys = list(to_plain_config(shared_embedding_keys) or [])
@@ -64,6 +77,20 @@ class BaseModelBuilder(ABC):
         }
         for reserved in RESERVED_MODALITIES:
             self.modalities.setdefault(reserved, None)
+
+    def initialize(self, net: nn.Module, heads: Sequence[nn.Module], head_gain: float) -> None:
+        """Initialises ``net`` with the :attr:`weight_init` scheme: its ``heads`` with ``head_gain``, the rest as hidden layers.
+
+        Args:
+            net: The whole network.
+            heads: Its output heads.
+            head_gain: Their gain (0.01 for policy heads, 1.0 for value heads).
+        """
+        hidden_gain = HIDDEN_GAINS[self.weight_init]
+        net.apply(make_module_init(self.weight_init, hidden_gain))
+        if head_gain != hidden_gain:
+            for head in heads:
+                head.apply(make_module_init(self.weight_init, head_gain))
 
     @abstractmethod
     def policy_net(
@@ -103,3 +130,59 @@ def _parse_modality(name: str, entry: Any) -> Optional[ModalityBlock]:
     if not isinstance(params, Mapping):
         raise ConfigurationError(f"modality_config.{name}.block_params must be a mapping, got {params!r}")
     return ModalityBlock(block_type, dict(params))
+
+
+def with_hidden_units(builder_config: Mapping[str, Any], hidden_units: Sequence[int]) -> dict[str, Any]:
+    """A template builder config whose dense layers from the observations to the latent are ``hidden_units``.
+
+    The first size becomes the ``hidden_units`` of every observation modality built by a
+    :class:`~maze.perception.blocks.DenseBlock` (other modalities, e.g. convolutions, keep theirs),
+    the remaining sizes those of the ``hidden`` preset, which is left out for a single size.
+    ``[64, 64]`` on ``model=vector_obs`` thus builds two 64-unit layers, like stable-baselines3's
+    ``net_arch=[64, 64]``.
+
+    Args:
+        builder_config: The ``model_builder`` config (``modality_config`` as in :class:`BaseModelBuilder`).
+        hidden_units: The layer sizes, at least one.
+
+    Returns:
+        A changed copy of ``builder_config``.
+
+    Raises:
+        ConfigurationError: For no sizes, no dense observation modality, or more than one size
+            without a dense ``hidden`` preset.
+    """
+    sizes = [int(size) for size in hidden_units]
+    if not sizes or min(sizes) < 1:
+        raise ConfigurationError(f"model.hidden_units={list(hidden_units)!r} needs at least one positive layer size")
+    config = dict(to_plain_config(builder_config))
+    modalities = {name: dict(entry or {}) for name, entry in dict(config.get("modality_config") or {}).items()}
+
+    def dense(name: str) -> bool:
+        parsed = _parse_modality(name, modalities.get(name))
+        return parsed is not None and issubclass(parsed.block_type, DenseBlock)
+
+    observed = set(dict(config.get("observation_modality_mapping") or {}).values())
+    targets = [name for name in modalities if name in observed and dense(name)]
+    if not targets:
+        raise ConfigurationError(
+            "model.hidden_units sets the layers of the dense observation modalities, but the model_builder has none "
+            f"(modalities: {sorted(observed)}); set their block_params.hidden_units in modality_config instead"
+        )
+    rest = sizes[1:]
+    if rest and not dense("hidden"):
+        raise ConfigurationError(
+            f"model.hidden_units={sizes}: sizes after the first go to the hidden preset, but modality_config.hidden "
+            "is no DenseBlock; give one size or configure modality_config.hidden"
+        )
+    for name in targets:
+        modalities[name]["block_params"] = {**(modalities[name].get("block_params") or {}), "hidden_units": sizes[:1]}
+    if rest:
+        modalities["hidden"]["block_params"] = {
+            **(modalities["hidden"].get("block_params") or {}),
+            "hidden_units": rest,
+        }
+    else:
+        modalities["hidden"] = {}
+    config["modality_config"] = modalities
+    return config

@@ -13,7 +13,6 @@ from maze.perception.blocks.general.concat import ConcatenationBlock
 from maze.perception.blocks.inference import InferenceBlock
 from maze.perception.blocks.output.linear import LinearOutputBlock
 from maze.perception.builders.base import RESERVED_MODALITIES, BaseModelBuilder
-from maze.perception.weight_init import make_module_init_normc
 
 __all__ = ["ConcatModelBuilder", "MASK_SUFFIX"]
 
@@ -66,9 +65,7 @@ class ConcatModelBuilder(BaseModelBuilder):
                     in_shapes=[tuple(shape), tuple(obs_shapes[f"{head}{MASK_SUFFIX}"])],
                 )
         net = self._inference_block(blocks, obs_shapes, [*action_logits_shapes, *self.shared_embedding_keys], ())
-        net.apply(make_module_init_normc(1.0))
-        for head_block in heads.values():
-            head_block.apply(make_module_init_normc(0.01))
+        self.initialize(net, list(heads.values()), head_gain=0.01)
         return net
 
     def critic_net(self, obs_shapes: Shapes) -> InferenceBlock:
@@ -94,10 +91,9 @@ class ConcatModelBuilder(BaseModelBuilder):
                 out_keys=head_input,
                 in_shapes=[blocks["latent"].out_shapes()[0], *(tuple(obs_shapes[key]) for key in late)],
             )
-        for name, shape in output_shapes.items():
-            self._head(blocks, name, shape, head_input)
+        heads = [self._head(blocks, name, shape, head_input) for name, shape in output_shapes.items()]
         net = self._inference_block(blocks, obs_shapes, list(output_shapes), self.shared_embedding_keys)
-        net.apply(make_module_init_normc(1.0))
+        self.initialize(net, heads, head_gain=1.0)
         return net
 
     def _unmapped(self, obs_shapes: Shapes) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Optional
 
 from gymnasium import spaces
@@ -10,7 +10,7 @@ from maze.distributions import DistributionMapperConfig
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType, Factory, to_plain_config
-from maze.perception.builders.base import BaseModelBuilder
+from maze.perception.builders.base import BaseModelBuilder, with_hidden_units
 from maze.perception.models.base_model_composer import BaseModelComposer
 
 __all__ = ["TemplateModelComposer"]
@@ -28,9 +28,13 @@ class TemplateModelComposer(BaseModelComposer):
             with its modality mapping and config) or a builder instance.
         policy: The policy composer config (``_target_`` without ``networks``).
         critic: The critic composer config (``_target_`` without ``networks``), or None.
+        hidden_units: A short way to set the dense layer sizes from the observations to the latent
+            (``model.hidden_units=[64,64]``; see :func:`~maze.perception.builders.base.with_hidden_units`);
+            None keeps those of ``model_builder``.
 
     Raises:
-        ConfigurationError: If the policy or critic config names networks (template models build them).
+        ConfigurationError: If the policy or critic config names networks (template models build them),
+            or ``hidden_units`` is given with a builder instance or does not fit the builder config.
     """
 
     def __init__(
@@ -42,6 +46,7 @@ class TemplateModelComposer(BaseModelComposer):
         model_builder: ConfigType,
         policy: ConfigType,
         critic: Optional[ConfigType] = None,
+        hidden_units: Optional[Sequence[int]] = None,
     ) -> None:
         super().__init__(action_spaces_dict, observation_spaces_dict, agent_counts_dict, distribution_mapper_config)
         for name, config in (("policy", policy), ("critic", critic)):
@@ -51,6 +56,13 @@ class TemplateModelComposer(BaseModelComposer):
                     f"TemplateModelComposer builds the {name} networks with its model_builder; remove {name}.networks "
                     "or use the CustomModelComposer"
                 )
+        if hidden_units is not None:
+            if isinstance(model_builder, BaseModelBuilder):
+                raise ConfigurationError(
+                    "model.hidden_units rewrites the model_builder config, but model_builder is a built "
+                    f"{type(model_builder).__name__}; pass its config or leave hidden_units out"
+                )
+            model_builder = with_hidden_units(model_builder, to_plain_config(hidden_units))
         self.model_builder = Factory(BaseModelBuilder, ("maze.perception.builders",)).instantiate(model_builder)
         self._policy = self._compose_policy(policy, [self.model_builder.policy_net])
         self._critic = self._compose_critic(critic, self.model_builder)

@@ -21,6 +21,7 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
         critic_burn_in_epochs: First epochs in which only the critic learns (the policy stays unchanged).
         n_rollout_steps: Env steps per env and rollout (a rollout has ``n_rollout_steps * concurrency`` env steps).
         lr: Learning rate (Adam); 0 leaves the model unchanged (a frozen baseline of an ``input_dir`` model).
+        adam_eps: Adam's epsilon, added to the denominator of its update (stable-baselines3 uses 1e-5).
         gamma: Discount per env step.
         gae_lambda: GAE lambda; 1.0 gives bootstrapped discounted returns.
         policy_loss_coef: Weight of the policy loss.
@@ -38,6 +39,7 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
     critic_burn_in_epochs: int = bounded(0, ge=0)
     n_rollout_steps: int = bounded(100, ge=1)
     lr: float = bounded(0.0005, ge=0)
+    adam_eps: float = bounded(1e-8, gt=0)
     gamma: float = bounded(0.98, gt=0, le=1)
     gae_lambda: float = bounded(1.0, ge=0, le=1)
     policy_loss_coef: float = bounded(1.0, ge=0)

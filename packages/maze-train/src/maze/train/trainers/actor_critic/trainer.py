@@ -64,7 +64,7 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
         self.evaluator = evaluator
         self.model = model
         self.model_selection = model_selection
-        self.optimizer = Adam(model.parameters(), lr=algorithm_config.lr)
+        self.optimizer = Adam(model.parameters(), lr=algorithm_config.lr, eps=algorithm_config.adam_eps)
         self._policy_parameters = model.policy.parameters()
         self._critic_parameters = model.critic.parameters()
         self._shared_parameters = bool(
