@@ -58,7 +58,9 @@ class ParallelRolloutRunner(RolloutRunner):
     cloudpickle; the modules they name must be importable there (the main process's
     ``sys.path`` is passed on). With ``forkserver``, the first call of a process starts the
     fork server with maze.env preloaded, so workers start in milliseconds (when something
-    else started it before, each worker imports maze.env itself).
+    else started it before, each worker imports maze.env itself). The progress lines' rates and
+    ETA count from the first worker that has built its env and policy
+    (:class:`~maze.rollout.parallel_rollout_worker.WorkerReady`); the summary gives the start-up apart.
 
     Args:
         n_processes: Worker processes (at most one per episode is started).
