@@ -41,13 +41,24 @@ def record(run_dir: Path, *overrides: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def heuristic_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def heuristic_rollout(tmp_path_factory: pytest.TempPathFactory) -> TrainingRun:
     """200 episodes of the LunarLander heuristic (episodes cut at the rollout default of 200 steps)."""
-    data = record(
-        tmp_path_factory.mktemp("heuristic") / "run", "runner.n_episodes=200", "runner.n_processes=2", *seeds(0)
-    )
-    assert len(trajectory_files(data.parent)) == 200
-    return data
+    run_dir = tmp_path_factory.mktemp("heuristic") / "run"
+    result = maze_run(*HEURISTIC, "runner.n_episodes=200", "runner.n_processes=2", *seeds(0), run_dir=run_dir)
+    assert_success(result)
+    return TrainingRun(run_dir, result)
+
+
+@pytest.fixture(scope="module")
+def heuristic_data(heuristic_rollout: TrainingRun) -> Path:
+    """The recorded trajectories of :func:`heuristic_rollout`."""
+    assert len(trajectory_files(heuristic_rollout.run_dir)) == 200
+    return heuristic_rollout.run_dir / "trajectory_data"
+
+
+def test_the_heuristic_scores_as_the_readme_says(heuristic_rollout: TrainingRun) -> None:
+    """README, "Imitation, then fine-tuning": the recording's mean return is about 265."""
+    assert 240 <= reward_rows(heuristic_rollout.result.stdout)["mean"] <= 290
 
 
 @pytest.fixture(scope="module")

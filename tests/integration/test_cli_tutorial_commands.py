@@ -36,3 +36,21 @@ def test_documented_tutorial_command_trains(part: str, tmp_path: Path) -> None:
     assert_success(result)
     assert training_summary(run_dir)["epochs"] == 1
     assert (run_dir / "state_dict.pt").is_file()
+
+
+MASKED_BUDGET = ("algorithm.target_reward=-30", "algorithm.n_epochs=4")
+"""The masked command's documented budget: stop at the optimum (-30: 30 raw pieces after the first), at most 4 epochs."""
+
+
+def test_the_masked_command_stops_at_the_optimum_after_one_epoch(tmp_path: Path) -> None:
+    """The tutorial's masked PPO run is optimal after its first epoch of 20,000 env steps, so its budget ends it there."""
+    command = ("-cn", "conf_train", *DOCUMENTED_COMMANDS["part8d-masked"].split(), "algorithm=ppo", *MASKED_BUDGET)
+    run_dir = tmp_path / "run"
+
+    result = maze_run(*command, "runner=dev", *seeds(0), run_dir=run_dir)
+
+    assert_success(result)
+    summary = training_summary(run_dir)
+    assert summary["epochs"] == 1 and summary["env_steps"] == 20_000
+    assert summary["best_eval_reward"] == -30
+    assert "target reward -30 reached" in result.stdout
