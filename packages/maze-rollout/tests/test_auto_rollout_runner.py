@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -23,6 +24,7 @@ from maze.rollout.auto_rollout_runner import (
     TORCH_IMPORT_S,
     WORKER_STARTUP_S,
     pays_to_parallelize,
+    usable_cores,
     worker_startup_seconds,
 )
 from rollout_support import CARTPOLE, trajectory_lengths
@@ -119,3 +121,12 @@ def test_one_core_or_an_unpicklable_job_keeps_slow_episodes_in_this_process(
     env.lock = threading.Lock()  # cannot be pickled for workers
     runner.run_with(env, None, SlowPolicy)
     assert stats_value(runner.last_stats, BaseEnvEvents.reward, "episode_count") == 3
+
+
+@pytest.mark.parametrize(("load", "free"), [(0.3, 2), (1.4, 2), (2.6, 1), (9.0, 1)])
+def test_cores_busy_with_other_processes_are_not_counted(
+    monkeypatch: pytest.MonkeyPatch, load: float, free: int
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert usable_cores() == free  # the load less this process's own share

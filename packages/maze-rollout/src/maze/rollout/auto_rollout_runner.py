@@ -54,9 +54,10 @@ class AutoRolloutRunner(ParallelRolloutRunner):
     remaining sequential time ``T`` and the start-up of workers ``S`` (:func:`worker_startup_seconds`:
     :data:`WORKER_STARTUP_S`, plus the time this process took to build the env and the policy,
     which every worker repeats, plus :data:`TORCH_IMPORT_S` when this process has imported
-    torch); with ``p`` workers (at most ``n_processes``, the usable cores and the remaining
-    episodes) the rest goes to the workers when ``S + T / p < T`` (:func:`pays_to_parallelize`).
-    Small jobs thus never start a process, and on one core nothing is ever parallel. A job
+    torch); with ``p`` workers (at most ``n_processes``, the cores other processes leave free
+    (:func:`usable_cores`) and the remaining episodes) the rest goes to the workers when
+    ``S + T / p < T`` (:func:`pays_to_parallelize`). Small jobs thus never start a process, and
+    with one free core nothing is ever parallel. A job
     that cannot go to workers (an unpicklable env or agent instance, a script without
     ``if __name__ == "__main__":``) stays in this process.
 
@@ -64,7 +65,7 @@ class AutoRolloutRunner(ParallelRolloutRunner):
     ``runner=sequential`` and ``runner=parallel`` (which force one mode) for the same seeds.
 
     Args:
-        n_processes: Most worker processes (fewer on machines with fewer cores).
+        n_processes: Most worker processes (fewer on machines with fewer free cores).
         n_episodes: Episodes per call.
         max_episode_steps: Env steps after which an episode is truncated; 0: no limit of the runner.
         record_trajectory: Write one trajectory file per episode to ``trajectory_data/``.
@@ -145,7 +146,11 @@ def worker_startup_seconds(build_seconds: float) -> float:
 
 
 def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the platform has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    """The cores this process may run on (its CPU affinity) that other processes do not keep busy.
+
+    Other processes' load is the 1-minute load average less this process's own share (1):
+    on a 2-core machine with a load of 2.6, one core is left. At least 1.
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    others = max(0.0, os.getloadavg()[0] - 1.0) if hasattr(os, "getloadavg") else 0.0
+    return max(1, min(cores, round(cores - others)))
