@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra_plugins.maze_hpo import MazeLocalLauncher, MazeNevergradSweeper
 from maze.env.errors import ConfigurationError
 from maze.rl.hpo.job_server import JobServer, JobServerError
-from maze.rl.hpo.launcher import parallel_jobs
+from maze.rl.hpo.launcher import parallel_jobs, sweep_parallelism
 from maze.rl.hpo.optimizers import NevergradOptimizer, OptunaOptimizer
 from maze.rl.hpo.search_space import Choice, Interval, SearchSpace
 from omegaconf import OmegaConf
@@ -202,17 +201,20 @@ def test_the_launcher_runs_no_more_jobs_at_once_than_fit_the_cpus(capsys: pytest
     assert parallel_jobs(n_jobs=0, cpus_per_job=8, cpus=4) == 1
 
 
+class _TwoCpuLauncher:
+    """A launcher that fits 2 jobs at once."""
+
+    def jobs_at_once(self, wanted: int) -> int:
+        return min(2, wanted)
+
+
 def test_the_sweeper_tells_the_optimizer_and_the_summary_the_jobs_that_run_at_once() -> None:
-    sweeper = MazeNevergradSweeper(optim=None)
-    sweeper.launcher = MazeLocalLauncher(n_jobs=2)
-    sweeper.launcher.parallel = 2
-    assert sweeper._parallelism(4) == (
+    assert sweep_parallelism(_TwoCpuLauncher(), 4) == (
         2,
         "2 jobs at a time (num_workers=4, capped by hydra.launcher.n_jobs and the CPUs)",
     )
-    assert sweeper._parallelism(1) == (1, "1 job at a time")
-    sweeper.launcher = object()  # a launcher that runs the batches its own way
-    assert sweeper._parallelism(4) == (4, "batches of 4 jobs (object)")
+    assert sweep_parallelism(_TwoCpuLauncher(), 1) == (1, "1 job at a time")
+    assert sweep_parallelism(object(), 4) == (4, "batches of 4 jobs (object)")  # runs the batches its own way
 
 
 def test_a_missing_optimization_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

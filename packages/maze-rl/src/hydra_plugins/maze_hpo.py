@@ -87,16 +87,11 @@ class MazeLocalLauncher(Launcher):
         self, next_overrides: Callable[[], Optional[Sequence[str]]], initial_job_idx: int, max_parallel: int
     ) -> Iterator[tuple[int, Any]]:
         """Starts a job whenever a process is free (see :func:`maze.rl.hpo.launcher.stream_jobs`); yields the ended ones."""
-        from maze.rl.hpo.launcher import stream_jobs
+        from maze.rl.hpo.launcher import at_a_time, stream_jobs
 
         parallel = self.jobs_at_once(max_parallel)
-        print(f"[launcher] {_at_a_time(parallel)}, in {self.config.hydra.sweep.dir}", flush=True)
+        print(f"[launcher] {at_a_time(parallel)}, in {self.config.hydra.sweep.dir}", flush=True)
         return stream_jobs(self.hydra_context, self.server, self.config, next_overrides, initial_job_idx, parallel)
-
-
-def _at_a_time(jobs: int) -> str:
-    """``1 job at a time``, ``2 jobs at a time``: the same words in the launcher's line and the sweep summary."""
-    return f"{jobs} job{'' if jobs == 1 else 's'} at a time"
 
 
 class MazeRayLauncher(MazeLocalLauncher):
@@ -155,6 +150,7 @@ class _MazeSweeper(Sweeper):
     def sweep(self, arguments: list[str]) -> Any:
         """Runs the sweep over the parametrization and the sweep overrides in ``arguments``."""
         from hydra.core.override_parser.overrides_parser import OverridesParser
+        from maze.rl.hpo.launcher import sweep_parallelism
         from maze.rl.hpo.search_space import SearchSpace
         from maze.rl.hpo.sweep import run_sweep
         from maze.rl.hydra_config import hydra_override
@@ -164,30 +160,13 @@ class _MazeSweeper(Sweeper):
         settings = dict(self.optim)
         budget, num_workers = int(settings.pop("budget", 10)), int(settings.pop("num_workers", 1))
         maximize, seed = bool(settings.pop("maximize", True)), settings.pop("seed", None)
-        at_once, parallelism = self._parallelism(num_workers)
+        at_once, parallelism = sweep_parallelism(self.launcher, num_workers)
         optimizer = self.optimizer(space, maximize, seed, budget, at_once, settings)
         title = (
             f"Sweep: {type(optimizer).__name__} {settings}, budget {budget}, {parallelism}, "
             f"{'maximizing' if maximize else 'minimizing'} the objective"
         )
         return run_sweep(self.launcher, self.config, space, optimizer, title, hydra_override)
-
-    def _parallelism(self, num_workers: int) -> tuple[int, str]:
-        """The jobs the optimizer has out at once, and how the summary describes it.
-
-        maze's launchers run ``num_workers`` jobs at once where the CPUs allow, else fewer (the
-        launcher's line and the summary name that same number, and the optimizer is told it);
-        other launchers get batches of ``num_workers`` jobs and run them as they do.
-        """
-        if not hasattr(self.launcher, "jobs_at_once"):
-            return num_workers, f"batches of {num_workers} jobs ({type(self.launcher).__name__})"
-        at_once = self.launcher.jobs_at_once(num_workers)
-        fewer = (
-            f" (num_workers={num_workers}, capped by hydra.launcher.n_jobs and the CPUs)"
-            if at_once < num_workers
-            else ""
-        )
-        return at_once, f"{_at_a_time(at_once)}{fewer}"
 
     def optimizer(self, space: Any, maximize: bool, seed: Any, budget: int, num_workers: int, settings: dict) -> Any:
         """The ask/tell optimizer of the sweeper (``settings``: the remaining ``optim`` keys)."""

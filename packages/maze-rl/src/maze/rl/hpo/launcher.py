@@ -25,12 +25,14 @@ from maze.rl.hpo.job_server import JobOutcome, JobServer
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 __all__ = [
+    "at_a_time",
     "basic_sweep_size",
     "cpus_of_job",
     "launch_in_processes",
     "parallel_jobs",
     "preload_job_modules",
     "stream_jobs",
+    "sweep_parallelism",
 ]
 
 _BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
@@ -79,6 +81,35 @@ def parallel_jobs(n_jobs: int, cpus_per_job: int, cpus: Optional[int] = None) ->
             flush=True,
         )
     return min(wanted, fit)
+
+
+def sweep_parallelism(launcher: Any, num_workers: int) -> tuple[int, str]:
+    """The jobs a sweep's optimizer has out at once, and how the sweep summary describes it.
+
+    maze's launchers (those with ``jobs_at_once``) run ``num_workers`` jobs at once where
+    ``n_jobs`` and the CPUs allow, else fewer: the launcher's line and the summary name that
+    same number, and the optimizer is told it. Other launchers get batches of ``num_workers``
+    jobs and run them as they do.
+
+    Args:
+        launcher: The sweep's Hydra launcher.
+        num_workers: The sweeper's ``optim.num_workers``.
+
+    Returns:
+        The jobs at once, and e.g. ``2 jobs at a time (num_workers=4, capped by hydra.launcher.n_jobs and the CPUs)``.
+    """
+    if not hasattr(launcher, "jobs_at_once"):
+        return num_workers, f"batches of {num_workers} jobs ({type(launcher).__name__})"
+    at_once = launcher.jobs_at_once(num_workers)
+    capped = (
+        f" (num_workers={num_workers}, capped by hydra.launcher.n_jobs and the CPUs)" if at_once < num_workers else ""
+    )
+    return at_once, f"{at_a_time(at_once)}{capped}"
+
+
+def at_a_time(jobs: int) -> str:
+    """``1 job at a time``, ``2 jobs at a time``: the same words in the launcher's line and the sweep summary."""
+    return f"{jobs} job{'' if jobs == 1 else 's'} at a time"
 
 
 def preload_job_modules(job_config: DictConfig, drawing: bool = True) -> None:
