@@ -6,6 +6,11 @@ silently replace the first run's best model. This Hydra callback checks the run 
 before Hydra touches it and refuses with one message naming both ways out: ``input_dir=``
 to resume (into a fresh directory) or ``hydra.run.dir=`` for a fresh path. The root
 configs' ``overwrite_run_dir: true`` allows the reuse deliberately.
+
+A directory that holds only what every start writes first, ``.hydra/`` and ``maze_cli.log``,
+is no run: a start that failed before producing anything (a mistyped env id, a bad value).
+Starting there again is allowed, so a fixed ``hydra.run.dir`` works once the mistake is
+fixed; the new start overwrites ``.hydra/`` and appends to the log. Nothing is ever deleted.
 """
 
 from __future__ import annotations
@@ -18,10 +23,13 @@ from hydra.experimental.callback import Callback
 from maze.env.errors import ConfigurationError
 from omegaconf import DictConfig, OmegaConf
 
-__all__ = ["RUN_MARKERS", "RunDirGuard", "RunDirRefused", "holds_a_run"]
+__all__ = ["RUN_MARKERS", "START_FILES", "RunDirGuard", "RunDirRefused", "holds_a_run"]
 
-RUN_MARKERS = (".hydra", "state_dict.pt", "training_state.yaml", "trajectory_data")
-"""Entries that show a directory holds a previous run (training or rollout)."""
+START_FILES = (".hydra", "maze_cli.log")
+"""What every ``maze-run`` start writes before the job does anything: the composed config and the log."""
+
+RUN_MARKERS = ("state_dict.pt", "training_state.yaml", "trajectory_data")
+"""Outputs that show a directory holds a run even without ``.hydra/`` (``hydra.output_subdir=null``)."""
 
 
 class RunDirRefused(BaseException):
@@ -37,8 +45,17 @@ class RunDirRefused(BaseException):
 
 
 def holds_a_run(directory: Path) -> bool:
-    """True if ``directory`` exists and holds any of :data:`RUN_MARKERS`."""
-    return directory.is_dir() and any((directory / marker).exists() for marker in RUN_MARKERS)
+    """True if ``directory`` holds outputs of a previous run.
+
+    A directory with ``.hydra/`` is a run directory: anything in it besides :data:`START_FILES`
+    is an output (checkpoint, TensorBoard events, trajectories, statistics, ...). Any other
+    directory (an existing folder of the user's) holds a run only with one of :data:`RUN_MARKERS`.
+    """
+    if not directory.is_dir():
+        return False
+    if (directory / ".hydra").is_dir():
+        return any(entry.name not in START_FILES for entry in directory.iterdir())
+    return any((directory / marker).exists() for marker in RUN_MARKERS)
 
 
 class RunDirGuard(Callback):
@@ -56,16 +73,11 @@ class RunDirGuard(Callback):
         run_dir = Path(str(OmegaConf.select(config, "hydra.run.dir"))).expanduser().absolute()
         if not holds_a_run(run_dir):
             return
-        if any((run_dir / marker).exists() for marker in RUN_MARKERS if marker != ".hydra"):
-            message = (
+        raise RunDirRefused(
+            ConfigurationError(
                 f"the run directory {str(run_dir)!r} already holds a run; starting here would overwrite its outputs. "
-                f"To continue that run, resume from it into a new directory with input_dir={run_dir}; for a fresh run "
-                "pick another path with hydra.run.dir=<new directory>; to reuse it anyway pass overwrite_run_dir=true"
+                f"To continue that run, resume from it into a new directory with input_dir={run_dir}; for a fresh "
+                "run pick another path with hydra.run.dir=<new directory>; to reuse it anyway pass "
+                "overwrite_run_dir=true"
             )
-        else:  # only the config (and log) of an earlier start
-            message = (
-                f"the run directory {str(run_dir)!r} holds the config and log of an earlier start that produced no "
-                "model or data (see its maze_cli.log); to reuse it pass overwrite_run_dir=true, or pick another path "
-                "with hydra.run.dir=<new directory>"
-            )
-        raise RunDirRefused(ConfigurationError(message))
+        )
