@@ -14,6 +14,7 @@ SUPPORT = Path(__file__).resolve().parent / "support"
 
 
 def test_prepare_config_makes_input_dir_absolute_before_resolving(tmp_path: Path) -> None:
+    (tmp_path / "runs" / "ppo").mkdir(parents=True)
     cfg = OmegaConf.create({"input_dir": "runs/ppo", "policy": {"state_dict_file": "${input_dir}/state_dict.pt"}})
     assert prepare_config(cfg, tmp_path) is cfg
     assert cfg.input_dir == str(tmp_path / "runs" / "ppo")
@@ -22,7 +23,8 @@ def test_prepare_config_makes_input_dir_absolute_before_resolving(tmp_path: Path
 
 
 def test_prepare_config_keeps_absolute_and_empty_input_dirs(tmp_path: Path) -> None:
-    assert prepare_config(OmegaConf.create({"input_dir": "/abs/run"}), tmp_path).input_dir == "/abs/run"
+    absolute = str(tmp_path.resolve())
+    assert prepare_config(OmegaConf.create({"input_dir": absolute}), "/elsewhere").input_dir == absolute
     assert prepare_config(OmegaConf.create({"input_dir": ""}), tmp_path).input_dir == ""
 
 

@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, Optional, Union
 
+from maze.rl.input_checks import check_inputs, target_parameters
 from maze.rl.startup_gc import resume_garbage_collection
 from omegaconf import DictConfig, OmegaConf, open_dict
 
@@ -55,25 +56,18 @@ def drop_replaced_group_keys(cfg: DictConfig, overrides: Sequence[str]) -> list[
 
 def _accepted_arguments(target: Any) -> Optional[set[str]]:
     """The keyword arguments ``target`` takes; None when it takes any (``**kwargs``) or cannot be inspected."""
-    from maze.env.errors import ConfigurationError
-    from maze.env.utils.factory import resolve_target
-
-    try:
-        resolved = resolve_target(str(target))
-        parameters = inspect.signature(resolved).parameters.values()
-    except (ConfigurationError, ImportError, TypeError, ValueError):
+    parameters = target_parameters(target)
+    if parameters is None or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         return None
-    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
-        return None
-    return {parameter.name for parameter in parameters}
+    return set(parameters)
 
 
 def prepare_config(cfg: DictConfig, base_dir: Union[str, os.PathLike]) -> DictConfig:
-    """Makes ``input_dir`` absolute and resolves every interpolation, in place.
+    """Makes ``input_dir`` absolute, checks the inputs and resolves every interpolation, in place.
 
     ``input_dir`` is made absolute first, so interpolations such as
     ``${input_dir}/state_dict.pt`` resolve to absolute paths that stay valid inside the run
-    directory.
+    directory. The inputs are checked before anything is built (see :mod:`maze.rl.input_checks`).
 
     Args:
         cfg: The composed job config; a non-empty ``input_dir`` is taken relative to ``base_dir``.
@@ -81,10 +75,15 @@ def prepare_config(cfg: DictConfig, base_dir: Union[str, os.PathLike]) -> DictCo
 
     Returns:
         ``cfg`` itself, resolved.
+
+    Raises:
+        ConfigurationError: ``input_dir`` is no directory, or is empty or lacks a file although
+            a target of the config needs it.
     """
     input_dir = cfg.get("input_dir")
     if input_dir:
         cfg.input_dir = os.path.abspath(os.path.join(base_dir, os.path.expanduser(str(input_dir))))
+    check_inputs(cfg)
     OmegaConf.resolve(cfg)
     return cfg
 
