@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from omegaconf import OmegaConf
 
 SUPPORT = Path(__file__).resolve().parent / "support"
 FAKE = "runner._target_=fake_runners.RecordingRunner"
@@ -52,7 +53,8 @@ def test_help_lists_groups_options_and_examples(tmp_path: Path) -> None:
     assert {"a2c-dev", "bc-dev", "es-dev", "es-local", "impala-dev", "impala-local", "ppo-local"} <= set(
         listed["algorithm_runner"].replace(",", " ").split()
     )
-    for line in ("critic: ", "env: gym_env, tutorial_cutting_2d_basic", "model: ", "runner: dev, local, parallel"):
+    assert {"dev", "local", "parallel", "sequential"} <= set(listed["runner"].replace(",", " ").split())
+    for line in ("critic: ", "env: gym_env, tutorial_cutting_2d_basic", "model: "):
         assert line in result.stdout
     assert "maze-run -cn conf_train env.name=CartPole-v1 algorithm=ppo" in result.stdout
     assert not (tmp_path / "outputs").exists()
@@ -82,14 +84,21 @@ def test_run_calls_setup_and_run_in_the_run_dir_and_logs_the_output(tmp_path: Pa
     assert record["config"]["env"]["name"] == "CartPole-v1"
     log = (run_dir / "maze_cli.log").read_text()
     assert "recording runner: objective 2.5" in log and "recording runner: objective 2.5" in result.stdout
-    assert "_target_: fake_runners.RecordingRunner" in log and f"input_dir: {tmp_path / 'previous'}" in log
     assert (run_dir / ".hydra" / "config.yaml").is_file()
+    resolved = OmegaConf.load(run_dir / ".hydra" / "config_resolved.yaml")  # the config as it ran
+    assert resolved.runner._target_ == "fake_runners.RecordingRunner"
+    assert resolved.input_dir == str(tmp_path / "previous") and resolved.runner.n_episodes == 50
+    assert "_target_: fake_runners" not in log + result.stdout  # printed only with print_config=true
 
 
 def test_training_root_names_the_run_dir_after_env_model_algorithm_runner(tmp_path: Path) -> None:
-    result = maze_run("-cn", "conf_train", "algorithm=a2c", "runner=dev", FAKE, "log_base_dir=runs", cwd=tmp_path)
+    result = maze_run(
+        "-cn", "conf_train", "algorithm=a2c", "runner=dev", FAKE, "log_base_dir=runs", "print_config=true", cwd=tmp_path
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     run_dir = only_run_dir(tmp_path / "runs")
+    assert "_target_: fake_runners.RecordingRunner" in result.stdout  # print_config=true: resolved, on the console
+    assert "_target_: fake_runners.RecordingRunner" in (run_dir / "maze_cli.log").read_text()
     assert run_dir.parent.name == "gym_env-flatten_concat-a2c-dev"
     record = json.loads((run_dir / "runner_record.json").read_text())
     assert record["kwargs"]["trainer_class"] == "maze.train.trainers.a2c.A2C"

@@ -4,8 +4,10 @@
 
 The config tree is the package :mod:`maze.conf` (the model and critic groups come from
 ``maze.perception.conf``, which the root configs put on Hydra's search path). Every job runs
-in its own run directory, where Hydra writes ``.hydra/`` and ``maze_cli.log`` holds
-everything the job logged or printed.
+in its own run directory, where Hydra writes ``.hydra/`` (``config.yaml``, the composed
+config; ``maze-run`` adds ``config_resolved.yaml``, the config as it ran, every interpolation
+resolved) and ``maze_cli.log`` holds everything the job logged or printed. ``print_config=true``
+also prints the resolved config before the job starts.
 
 Ctrl-C and SIGTERM (``kill``, a job scheduler or container stopping the job) end a job alike:
 one message naming the run directory and, for training, what it holds to resume from (exit
@@ -43,6 +45,7 @@ __all__ = [
     "CONFIG_PATH",
     "DEFAULT_CONFIG_NAME",
     "JobFailedError",
+    "RESOLVED_CONFIG_FILE",
     "Terminated",
     "console_main",
     "describe_error",
@@ -55,6 +58,9 @@ CONFIG_PATH = "pkg://maze.conf"
 
 DEFAULT_CONFIG_NAME = "conf_rollout"
 """The root config used without ``-cn``."""
+
+RESOLVED_CONFIG_FILE = "config_resolved.yaml"
+"""The job's config with every interpolation resolved, as it ran, in the run directory's ``.hydra/``."""
 
 _FULL_ERROR_VARIABLE = "HYDRA_FULL_ERROR"
 
@@ -213,7 +219,6 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
     from maze.rl.job_output import tee_output_to_job_log
     from maze.rl.run import maze_run, prepare_config
     from maze.rl.tracking import prepare_tracking
-    from omegaconf import OmegaConf
 
     hydra_config = HydraConfig.get()
     with tee_output_to_job_log(hydra_config.runtime.output_dir):
@@ -223,9 +228,10 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
             if hydra_config.mode == RunMode.RUN and sweeper not in (None, "basic"):
                 print(f"Note: the {sweeper} sweep configured here runs only with --multirun; this is one plain job")
             _drop_replaced_group_keys(cfg, hydra_config)
+            _forget_resolved_config(hydra_config)  # of an earlier start in this directory; Hydra renewed the rest
             cfg = prepare_config(cfg, get_original_cwd())
             prepare_tracking(cfg, hydra_config)  # trackers: start their processes now, tell sweep jobs their sweep
-            print(OmegaConf.to_yaml(cfg), flush=True)
+            _record_resolved_config(cfg, hydra_config)
             return maze_run(cfg)
         except KeyboardInterrupt as interruption:
             output_dir = hydra_config.runtime.output_dir
@@ -238,6 +244,35 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
                 raise JobFailedError(str(error)) from None
             failures.append(str(error))
             return None
+
+
+def _record_resolved_config(cfg: Any, hydra_config: Any) -> None:
+    """Writes the resolved job config to :data:`RESOLVED_CONFIG_FILE` in ``.hydra/``; prints it with ``print_config=true``.
+
+    ``print_config`` came after the first release: read with a default, so root configs copied
+    from an older maze keep working (they can pass ``+print_config=true``).
+    """
+    from omegaconf import OmegaConf
+
+    path = _resolved_config_path(hydra_config)
+    if path is not None:
+        OmegaConf.save(cfg, path)
+    if OmegaConf.select(cfg, "print_config", default=False):
+        print(OmegaConf.to_yaml(cfg), flush=True)
+
+
+def _resolved_config_path(hydra_config: Any) -> Optional[str]:
+    """Where the job's resolved config goes (None with ``hydra.output_subdir=null``: no ``.hydra/``)."""
+    if hydra_config.output_subdir is None:
+        return None
+    return os.path.join(hydra_config.runtime.output_dir, hydra_config.output_subdir, RESOLVED_CONFIG_FILE)
+
+
+def _forget_resolved_config(hydra_config: Any) -> None:
+    """Removes the resolved config that an earlier start in the same run directory wrote, if any."""
+    path = _resolved_config_path(hydra_config)
+    if path is not None and os.path.isfile(path):
+        os.remove(path)
 
 
 def _saved_outputs(output_dir: str, training: bool) -> str:
