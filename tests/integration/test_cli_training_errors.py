@@ -46,3 +46,22 @@ def test_bad_input_fails_with_one_clear_message(
     assert not (run_dir / "state_dict.pt").exists() and not (run_dir / "training_summary.json").exists()
     assert {directory: snapshot(directory) for directory in previous} == previous
     assert list(paths["tmp"].iterdir()) == []
+
+
+def test_a_start_that_failed_early_leaves_a_run_dir_that_can_be_used_again(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    typo = maze_run("-cn", "conf_train", "env.name=CartPol-v1", run_dir=run_dir)
+    assert typo.returncode == 1 and "Did you mean: `CartPole`?" in typo.stderr
+    assert sorted(path.name for path in run_dir.iterdir()) == [".hydra", "maze_cli.log"]
+
+    # The same hydra.run.dir again (not refused): policy=torch_policy without input_dir fails before anything is
+    # built or the config is printed, naming the key and the fix.
+    no_input = maze_run("env.name=CartPole-v1", "policy=torch_policy", "runner=sequential", run_dir=run_dir)
+    assert no_input.returncode == 1 and "Traceback" not in no_input.stderr
+    assert no_input.stderr.strip() == (
+        "Error: input_dir is empty, but SerializedTorchPolicy reads policy.state_dict_file, policy.spaces_dict_file "
+        "from it; pass input_dir=<run directory of a training run> (the `Outputs:` path `maze-run -cn conf_train` "
+        "ends with)"
+    )
+    assert no_input.stdout.splitlines() == [f"maze-run {' '.join(no_input.args[1:])}"]  # no config, no env, no seeds
+    assert (run_dir / ".hydra" / "config_resolved.yaml").exists() is False
