@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -63,5 +64,5 @@ def test_a_start_that_failed_early_leaves_a_run_dir_that_can_be_used_again(tmp_p
         "from it; pass input_dir=<run directory of a training run> (the `Outputs:` path `maze-run -cn conf_train` "
         "ends with)"
     )
-    assert no_input.stdout.splitlines() == [f"maze-run {' '.join(no_input.args[1:])}"]  # no config, no env, no seeds
-    assert (run_dir / ".hydra" / "config_resolved.yaml").exists() is False
+    assert no_input.stdout.splitlines() == [f"maze-run {shlex.join(no_input.args[1:])}"]  # no config, no env, no seeds
+    assert not (run_dir / ".hydra" / "config_resolved.yaml").exists()  # the first start's: removed, it ran no more
