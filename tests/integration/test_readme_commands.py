@@ -1,0 +1,71 @@
+"""Every ``maze-run`` command in the READMEs composes, and every one that trains has a budget.
+
+A training command without ``algorithm.n_epochs`` (in the command or in its experiment config)
+runs until ``patience`` epochs bring no better evaluation, or forever for ES: minutes to hours
+for a newcomer who copied it. The commands are composed with Hydra as ``maze-run`` would, without
+running them (their runs are covered by the CLI tests and the benchmarks).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_module
+from omegaconf import DictConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+READMES = [ROOT / "README.md", *sorted(ROOT.glob("packages/*/README.md"))]
+BASH_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
+
+
+def documented_commands() -> Iterator[tuple[str, str]]:
+    """(where, command) of every complete ``maze-run`` line in the READMEs' bash blocks.
+
+    Lines with ``...`` (fragments) or ``-cd`` (a project's own config folder, run by that
+    project's tests) are left out, and so are sweeps (``--multirun``: their budget is the sweeper's).
+    """
+    for readme in READMES:
+        for block in BASH_BLOCK.findall(readme.read_text()):
+            for line in block.replace("\\\n", " ").splitlines():
+                command = line.split(" #", 1)[0].strip()
+                if command.startswith("maze-run ") and not re.search(r"\.\.\.|\s-cd\s|--multirun", command):
+                    yield f"{readme.relative_to(ROOT)}: {command}", command
+
+
+def compose_command(command: str) -> DictConfig:
+    """The config ``command`` runs with; overrides naming a ``<placeholder>`` are left out."""
+    args = shlex.split(re.sub(r"<[^>]*>", "<placeholder>", command))[1:]
+    root = "conf_rollout"
+    if "-cn" in args:
+        index = args.index("-cn")
+        root = args[index + 1]
+        del args[index : index + 2]
+    return compose(root, [arg for arg in args if "<" not in arg])
+
+
+COMMANDS = dict(documented_commands())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def maze_conf() -> Iterator[None]:
+    """maze's config tree for :func:`compose_command`, set up once."""
+    with initialize_config_module(config_module="maze.conf", version_base="1.3"):
+        yield
+
+
+def test_the_readmes_document_training_and_rollout_commands() -> None:
+    assert sum("conf_train" in command for command in COMMANDS.values()) >= 10
+    assert sum("conf_train" not in command for command in COMMANDS.values()) >= 5
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS), ids=range(len(COMMANDS)))
+def test_every_documented_command_composes_and_has_a_budget(command: str) -> None:
+    cfg = compose_command(COMMANDS[command])
+    if "algorithm" in cfg:
+        assert cfg.algorithm.n_epochs > 0, f"{command}: no algorithm.n_epochs, so it trains until patience or forever"
+    else:
+        assert cfg.runner.n_episodes > 0, command
