@@ -61,8 +61,7 @@ def test_a_start_that_failed_early_leaves_a_run_dir_that_can_be_used_again(tmp_p
     assert no_input.returncode == 1 and "Traceback" not in no_input.stderr
     assert no_input.stderr.strip() == (
         "Error: input_dir is empty, but SerializedTorchPolicy reads policy.state_dict_file, policy.spaces_dict_file "
-        "from it; pass input_dir=<run directory of a training run> (the `Outputs:` path `maze-run -cn conf_train` "
-        "ends with)"
+        "from it; pass input_dir=<run directory of maze-run -cn conf_train> (the `Outputs:` path its last line names)"
     )
     assert no_input.stdout.splitlines() == [f"maze-run {shlex.join(no_input.args[1:])}"]  # no config, no env, no seeds
     assert not (run_dir / ".hydra" / "config_resolved.yaml").exists()  # the first start's: removed, it ran no more

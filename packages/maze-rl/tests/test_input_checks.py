@@ -22,7 +22,7 @@ def test_a_torch_policy_without_input_dir_names_the_keys_and_the_fix(tmp_path: P
         prepare_config(rollout_config("policy=torch_policy"), tmp_path)
     assert str(error.value) == (
         "input_dir is empty, but SerializedTorchPolicy reads policy.state_dict_file, policy.spaces_dict_file from "
-        "it; pass input_dir=<run directory of a training run> (the `Outputs:` path `maze-run -cn conf_train` ends with)"
+        "it; pass input_dir=<run directory of maze-run -cn conf_train> (the `Outputs:` path its last line names)"
     )  # model_config_file has a default (the policy falls back to `model`): not a required input
 
 
@@ -32,7 +32,7 @@ def test_an_input_dir_without_the_needed_files_names_them(tmp_path: Path) -> Non
         prepare_config(rollout_config("policy=torch_policy", "input_dir=rollout"), tmp_path)
     assert str(error.value).startswith(
         f"input_dir '{tmp_path / 'rollout'}' holds no state_dict.pt, spaces_config.yaml, but SerializedTorchPolicy "
-        "reads policy.state_dict_file, policy.spaces_dict_file from it; pass input_dir=<run directory"
+        "reads policy.state_dict_file, policy.spaces_dict_file from it; pass input_dir=<run directory of maze-run"
     )
 
 

@@ -29,7 +29,7 @@ __all__ = ["check_inputs", "target_parameters"]
 _FROM_INPUT_DIR = re.compile(r"^\$\{input_dir\}/(?P<path>[^${}]+)$")
 """A value that names a path below ``input_dir``: ``${input_dir}/state_dict.pt``."""
 
-_TRAINING_RUN = "input_dir=<run directory of a training run> (the `Outputs:` path `maze-run -cn conf_train` ends with)"
+_TRAINING_RUN = "input_dir=<run directory of maze-run -cn conf_train> (the `Outputs:` path its last line names)"
 
 
 @dataclass(frozen=True)
