@@ -36,26 +36,32 @@ def with_short_budget(command: str) -> str:
     return command + "".join(budget for name, budget in SHORT_BUDGETS.items() if f"experiment={name}" in command)
 
 
+def user_env() -> dict[str, str]:
+    """The environment of a user's shell: the interpreter's scripts first on PATH, no PYTHONPATH."""
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "HYDRA_FULL_ERROR")}
+    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}", OMP_NUM_THREADS="1")
+    return env
+
+
+def run_in(folder: Path, command: str) -> str:
+    """Runs ``command`` with bash in ``folder`` as a user would; its stdout and stderr."""
+    result = subprocess.run(
+        ["bash", "-c", command], cwd=folder, env=user_env(), capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, f"{command}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result.stdout + result.stderr
+
+
+def copy_example(target: Path) -> Path:
+    """A copy of this folder without outputs or caches."""
+    return Path(shutil.copytree(HERE, target, ignore=shutil.ignore_patterns("outputs", "__pycache__")))
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     """Every README command in turn, in a copy of the example; the outputs of each."""
-    folder = Path(
-        shutil.copytree(
-            HERE,
-            tmp_path_factory.mktemp("thermostat") / "thermostat",
-            ignore=shutil.ignore_patterns("outputs", "__pycache__"),
-        )
-    )
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "HYDRA_FULL_ERROR")}
-    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}", OMP_NUM_THREADS="1")
-    outputs = []
-    for command in map(with_short_budget, readme_commands()):
-        result = subprocess.run(
-            ["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True, timeout=300
-        )
-        assert result.returncode == 0, f"{command}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-        outputs.append(result.stdout + result.stderr)
-    return folder, outputs
+    folder = copy_example(tmp_path_factory.mktemp("readme") / "thermostat")
+    return folder, [run_in(folder, with_short_budget(command)) for command in readme_commands()]
 
 
 def test_the_readme_documents_check_rollout_and_both_algorithms() -> None:
@@ -81,6 +87,19 @@ def test_ppo_and_sac_beat_random_play_from_the_cli(runs: tuple[Path, list[str]])
     for output in (ppo, sac):  # the KPI agrees: the trained rooms stay closer to their setpoints
         deviations = [float(value) for prefix, value in DEVIATION.findall(output) if prefix == "eval"]
         assert min(deviations) < float(random_deviation) / 2
+
+
+def test_the_guides_command_line_target_trains_without_config_files(tmp_path: Path) -> None:
+    command = "maze-run -cn conf_train env._target_=thermostat.make_thermostat_env algorithm=ppo"
+    guide = (HERE.parents[1] / "packages" / "maze-env" / "docs" / "writing_your_own_env.md").read_text()
+    assert command in " ".join(guide.split())  # section 8 of the guide
+    budget = (
+        " runner=dev runner.concurrency=2 algorithm.n_epochs=1 algorithm.epoch_length=2 algorithm.n_rollout_steps=48"
+        " algorithm.rollout_evaluator.n_episodes=2 hydra.run.dir=outputs/cli"
+    )
+    output = run_in(copy_example(tmp_path / "thermostat"), command + budget)
+    assert "dropped env.name, env.render_mode" in output
+    assert "Training stopped: 1 epochs done" in output
 
 
 def test_a_controller_that_heats_towards_the_setpoint_scores_about_minus_4(monkeypatch: pytest.MonkeyPatch) -> None:
