@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any, Optional
 
@@ -12,7 +13,8 @@ from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.rllib.distribution import MazeActionDistribution, MazeActionHeads
 from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.apis import ValueFunctionAPI
+from ray.rllib.core.rl_module.apis import TargetNetworkAPI, ValueFunctionAPI
+from ray.rllib.core.rl_module.apis.target_network_api import TARGET_NETWORK_ACTION_DIST_INPUTS
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
@@ -39,7 +41,7 @@ def maze_module_config(model_config: Mapping[str, Any], spaces: SpacesConfig, st
     return {MAZE_MODEL_KEY: dict(model_config), SPACES_KEY: spaces, STEP_KEY: step_key}
 
 
-class MazeRLModule(TorchRLModule, ValueFunctionAPI):
+class MazeRLModule(TorchRLModule, ValueFunctionAPI, TargetNetworkAPI):
     """The policy and critic networks of a Maze model composer, acting for one sub-step.
 
     RLlib builds it (on the learner and on every env runner) from ``model_config`` (see
@@ -48,6 +50,8 @@ class MazeRLModule(TorchRLModule, ValueFunctionAPI):
     action heads as one tensor ``[B, n]``, read by :class:`MazeActionDistribution`; actions
     are dicts of head -> ``[B, *action_shape]``. The module's parameters are the networks of
     :attr:`maze_model`, a :class:`TorchActorCritic` whose ``state_dict()`` is Maze's checkpoint format.
+
+    Algorithms with a target policy (APPO) get a copy of the policy networks (:meth:`make_target_networks`).
     """
 
     def setup(self) -> None:
@@ -86,6 +90,21 @@ class MazeRLModule(TorchRLModule, ValueFunctionAPI):
         if embeddings is None:
             embeddings = self._policy_output(batch)[1]
         return self.maze_model.critic.predict_value({**batch[Columns.OBS], **embeddings}, self.critic_id)
+
+    def make_target_networks(self) -> None:
+        """Builds the target policy: a copy of the Maze policy whose networks RLlib's learner keeps in sync."""
+        self.target_policy = copy.deepcopy(self.maze_model.policy)
+        self.target_networks = nn.ModuleDict(self.target_policy.named_networks()).requires_grad_(False)
+
+    def get_target_network_pairs(self) -> list[tuple[nn.Module, nn.Module]]:
+        """(policy network, its target) pairs."""
+        main = self.maze_model.policy.named_networks()
+        return [(main[name], target) for name, target in self.target_networks.items()]
+
+    def forward_target(self, batch: dict[str, Any]) -> dict[str, Any]:
+        """The target policy's flat action logits ``[B, n]``."""
+        logits = self.target_policy.compute_logits_dict(batch[Columns.OBS], self.actor_id)
+        return {TARGET_NETWORK_ACTION_DIST_INPUTS: self.heads.flatten(logits)}
 
     def _policy_output(self, batch: dict[str, Any]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Flat action logits ``[B, n]`` and shared embeddings of the batch's observations."""

@@ -17,15 +17,27 @@ import os
 from typing import Annotated, Any, Optional
 
 from maze.env.errors import ConfigurationError
+from maze.env.utils.factory import resolve_target, to_plain_config
+from maze.env.utils.loggable_config import loggable_config
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
+from maze.perception.checkpoint import MODEL_CONFIG_FILE
+from maze.perception.models.spaces_config import SpacesConfig
+from maze.perception.serialization import save_model_config
 from maze.rllib.algorithm_config import RLlibAlgorithmConfig, rllib_config
-from maze.rllib.env import FACTORY_KEY, MazeRLlibEnv
-from maze.rllib.trainer import RLlibTrainer
+from maze.rllib.default_model import (
+    RLLIB_MODULE_DIR,
+    RLlibDefaultModel,
+    RLlibModuleEvaluation,
+    flatten_observations_connector,
+)
+from maze.rllib.env import FACTORY_KEY, PLAIN_ACTION_KEY, MazeRLlibEnv, single_action_head
+from maze.rllib.trainer import MazeModelEvaluation, RLlibTrainer
 from maze.rollout.ray_cluster import RayCluster
 from maze.train.bounds import Bounds
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.env_factory import MAX_AUTO_EVAL_ENVS, build_vector_env
 from maze.train.runners.training_runner import TrainingRunner
+from maze.train.trainers.common.model_selection import BestModelSelection
 
 __all__ = ["RLLIB_EXTRA", "RLlibRunner"]
 
@@ -79,28 +91,20 @@ class RLlibRunner(TrainingRunner):
         Raises:
             ConfigurationError: For unknown or renamed RLlib keys and envs with several sub-steps.
         """
-        from maze.rllib.rl_module import MazeRLModule, maze_module_config
-        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-
         step_keys = list(self.spaces_config.action_spaces_dict)
         if len(step_keys) != 1:
             raise ConfigurationError(
                 f"the env has the sub-steps {step_keys}; maze-rllib trains envs with a single sub-step"
             )
-        self.rllib_config = (
-            rllib_config(config.name, config.config)
-            .environment(env=MazeRLlibEnv, env_config={FACTORY_KEY: self.env_factory})
-            .env_runners(num_env_runners=self.num_env_runners, num_envs_per_env_runner=self.num_envs_per_env_runner)
-            .rl_module(
-                rl_module_spec=RLModuleSpec(
-                    module_class=MazeRLModule,
-                    model_config=maze_module_config(self.model_config, self.spaces_config, step_keys[0]),
-                )
-            )
-            .debugging(seed=self.seeding.generate_agent_instance_seed())
+        rllib = rllib_config(config.name, config.config).env_runners(
+            num_env_runners=self.num_env_runners, num_envs_per_env_runner=self.num_envs_per_env_runner
         )
-        model: TorchActorCritic = self.composer.torch_actor_critic()
-        self.model_selection = self.best_model_selection(model)
+        if isinstance(self.composer, RLlibDefaultModel):
+            evaluation = self._rllib_model(rllib, step_keys[0])
+        else:
+            _check_maze_module_apis(rllib, config.name)
+            evaluation = self._maze_model(rllib, step_keys[0])
+        self.rllib_config = rllib.debugging(seed=self.seeding.generate_agent_instance_seed())
         n_envs = self.eval_concurrency or min(config.eval_episodes, MAX_AUTO_EVAL_ENVS)
         evaluator = RolloutEvaluator(
             build_vector_env(self.env_factory, n_envs, subprocesses=False),
@@ -109,7 +113,51 @@ class RLlibRunner(TrainingRunner):
             deterministic=True,
             seeds=[self.seeding.generate_env_instance_seed() for _ in range(n_envs)],
         )
-        self.trainer = RLlibTrainer(None, config, model, evaluator, verbose=self.verbose)
+        self.trainer = RLlibTrainer(None, config, evaluation, evaluator, verbose=self.verbose)
+
+    def _maze_model(self, rllib: Any, step_key: Any) -> MazeModelEvaluation:
+        """Trains the Maze model as a :class:`MazeRLModule`; the best goes to ``state_dict.pt``."""
+        from maze.rllib.rl_module import MazeRLModule, maze_module_config
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+        rllib.environment(env=MazeRLlibEnv, env_config={FACTORY_KEY: self.env_factory})
+        rllib.rl_module(
+            rl_module_spec=RLModuleSpec(
+                module_class=MazeRLModule,
+                model_config=maze_module_config(self.model_config, self.spaces_config, step_key),
+            )
+        )
+        model: TorchActorCritic = self.composer.torch_actor_critic()
+        self.model_selection = self.best_model_selection(model)
+        return MazeModelEvaluation(model)
+
+    def _rllib_model(self, rllib: Any, step_key: Any) -> RLlibModuleEvaluation:
+        """Trains RLlib's default module of the algorithm (``model=rllib``); the best goes to ``rllib_module/``."""
+        import gymnasium as gym
+
+        action_space = self.spaces_config.action_spaces_dict[step_key]
+        head = single_action_head(action_space)
+        plain = action_space[head] if head is not None else action_space
+        rllib.environment(env=MazeRLlibEnv, env_config={FACTORY_KEY: self.env_factory, PLAIN_ACTION_KEY: True})
+        rllib.env_runners(env_to_module_connector=flatten_observations_connector)
+        rllib.rl_module(model_config=self.composer.model_config)
+        self.model_selection = BestModelSelection(None, None)
+        normalized = plain if isinstance(plain, gym.spaces.Box) and rllib.normalize_actions else None
+        return RLlibModuleEvaluation(
+            self.run_dir / RLLIB_MODULE_DIR, self.spaces_config.observation_spaces_dict[step_key], head, normalized
+        )
+
+    def _model_composer(self, env: Any) -> Any:
+        """The Maze model composer, or for ``model=rllib`` the :class:`RLlibDefaultModel` (spaces and config saved)."""
+        model_config = dict(to_plain_config(self.cfg.get("model")) or {})
+        target = model_config.get("_target_")
+        if not (isinstance(target, str) and resolve_target(target) is RLlibDefaultModel):
+            return super()._model_composer(env)
+        self.spaces_config = SpacesConfig.from_env(env)
+        self.spaces_config.save(self.run_dir / self.spaces_config_dump_file)
+        save_model_config(loggable_config(model_config), self.run_dir / MODEL_CONFIG_FILE)
+        self.model_config = model_config
+        return RLlibDefaultModel(**{key: value for key, value in model_config.items() if key != "_target_"})
 
     def run(self) -> float:
         """Connects to Ray, builds the RLlib algorithm, trains and reports; returns the best evaluation score."""
@@ -122,4 +170,22 @@ class RLlibRunner(TrainingRunner):
                     self.trainer.algorithm.stop()
         finally:
             self.trainer.evaluator.eval_env.close()
+            self.graph_drawing.join()
             self.close()
+
+
+def _check_maze_module_apis(rllib: Any, name: str) -> None:
+    """Checks that a Maze model offers the module APIs the algorithm's learner needs (SAC's Q networks do not exist).
+
+    Raises:
+        ConfigurationError: Naming the missing APIs and ``model=rllib``.
+    """
+    from maze.rllib.rl_module import MazeRLModule
+
+    required = rllib.get_default_learner_class().rl_module_required_apis()
+    missing = [api.__name__ for api in required if not issubclass(MazeRLModule, api)]
+    if missing:
+        raise ConfigurationError(
+            f"RLlib's {name} needs an RLModule with {', '.join(missing)}, which Maze models do not offer; train with "
+            "RLlib's own default model: model=rllib"
+        )

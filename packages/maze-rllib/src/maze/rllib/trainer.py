@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
+from maze.env.agent.policy import Policy
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
 from maze.env.log_stats.log_stats import LogStats, LogStatsKey
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
@@ -13,7 +14,7 @@ from maze.rllib.algorithm_config import RLlibAlgorithmConfig
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.trainers.common.training_state import TrainingResult
 
-__all__ = ["RLlibTrainer", "TRAINING_METRICS"]
+__all__ = ["MazeModelEvaluation", "ModuleEvaluation", "RLlibTrainer", "TRAINING_METRICS"]
 
 TRAINING_METRICS = {
     "episode_return_mean": ("env_runners", "episode_return_mean"),
@@ -27,19 +28,51 @@ TRAINING_METRICS = {
 """Statistic name -> path in RLlib's result dict of a training iteration (absent entries are skipped)."""
 
 
+class ModuleEvaluation(Protocol):
+    """How the learned RLlib module is evaluated and kept: as a Maze model, or as RLlib's own (``model=rllib``)."""
+
+    def policy(self, module: Any) -> Policy:
+        """A Maze policy acting with the module's current weights."""
+
+    def keep_best(self, module: Any) -> None:
+        """Called when the module's evaluation is the best so far (after model selection saw it)."""
+
+
+class MazeModelEvaluation:
+    """Copies a :class:`~maze.rllib.rl_module.MazeRLModule`'s weights into a Maze actor-critic and acts with its policy.
+
+    The actor-critic is the model of the run's :class:`BestModelSelection`, which writes it to ``state_dict.pt``.
+
+    Args:
+        model: The Maze actor-critic of the run.
+    """
+
+    def __init__(self, model: TorchActorCritic) -> None:
+        self.model = model
+
+    def policy(self, module: Any) -> Policy:
+        """The Maze policy with the module's weights (in eval mode)."""
+        self.model.load_state_dict(module.maze_model.state_dict())
+        self.model.eval()
+        return self.model.policy
+
+    def keep_best(self, module: Any) -> None:
+        """Nothing to do: model selection saved the actor-critic."""
+
+
 class RLlibTrainer:
     """Trains with an RLlib algorithm until a stop criterion of :class:`RLlibAlgorithmConfig` is met.
 
     After every iteration it writes RLlib's training metrics as Maze statistics (``train``
-    prefix: console table and TensorBoard); every ``eval_interval`` iterations it copies the
-    learned weights into ``model`` and evaluates its policy deterministically with Maze's
-    :class:`RolloutEvaluator`, whose model selection writes the best ``state_dict.pt``.
+    prefix: console table and TensorBoard); every ``eval_interval`` iterations it evaluates
+    the learned module deterministically with Maze's :class:`RolloutEvaluator` (through
+    ``evaluation``), whose model selection keeps the best model.
 
     Args:
-        algorithm: The built RLlib ``Algorithm`` (its module is a :class:`~maze.rllib.rl_module.MazeRLModule`).
+        algorithm: The built RLlib ``Algorithm`` (set by the runner once Ray is connected).
         config: The stop criteria and evaluation settings.
-        model: The Maze actor-critic the weights are copied into (the one model selection saves).
-        evaluator: Maze's deterministic evaluation.
+        evaluation: Turns the module into a Maze policy and keeps the best one.
+        evaluator: Maze's deterministic evaluation (with the run's model selection).
         verbose: Print one line per iteration.
     """
 
@@ -50,13 +83,13 @@ class RLlibTrainer:
         self,
         algorithm: Any,
         config: RLlibAlgorithmConfig,
-        model: TorchActorCritic,
+        evaluation: ModuleEvaluation,
         evaluator: RolloutEvaluator,
         verbose: bool = True,
     ) -> None:
         self.algorithm = algorithm
         self.config = config
-        self.model = model
+        self.evaluation = evaluation
         self.evaluator = evaluator
         self.verbose = verbose
         self.iterations = 0
@@ -98,11 +131,11 @@ class RLlibTrainer:
         )
 
     def evaluate(self) -> float:
-        """Copies the learned weights into ``model`` and evaluates its policy; returns the mean return."""
+        """Evaluates the learned module, keeps it if it is the best so far; returns the mean return."""
         module = self.algorithm.get_module()
-        self.model.load_state_dict(module.maze_model.state_dict())
-        self.model.eval()
-        score = self.evaluator.evaluate(self.model.policy)
+        score = self.evaluator.evaluate(self.evaluation.policy(module))
+        if score > self.best_reward:
+            self.evaluation.keep_best(module)
         self.best_reward = max(self.best_reward, score)
         return score
 
