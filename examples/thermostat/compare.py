@@ -4,7 +4,7 @@ Usage (in this folder): ``python compare.py [--out-dir outputs/compare]``. Each 
 ``maze-run`` command (printed before it runs) with the budget of its experiment config and seed
 1234; the table at the end gives each variant's best evaluation return per episode in the env's
 own reward units (a scaled run's score divided by its scale) and its wall time, start-up and
-evaluation included. About 6 minutes on an idle 2-core machine.
+evaluation included. About 5 minutes on a 2-core machine.
 """
 
 from __future__ import annotations
