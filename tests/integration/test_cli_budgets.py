@@ -21,7 +21,7 @@ def test_max_env_steps_ends_training_at_the_first_epoch_end_past_the_budget(tmp_
         "algorithm.patience=0",
         "algorithm.target_reward=null",
         "algorithm.rollout_evaluator.n_episodes=2",
-        f"algorithm.max_env_steps={budget}",
+        f"++algorithm.max_env_steps={budget}",  # ++ works whether or not ppo.yaml lists the key
         *seeds(1),
         run_dir=tmp_path / "run",
     )
