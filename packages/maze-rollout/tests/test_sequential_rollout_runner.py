@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -138,8 +140,15 @@ def test_env_instances_stay_open_and_configs_are_closed(run_dir: Path, monkeypat
 def test_an_env_exception_propagates_and_keeps_the_finished_episodes(run_dir: Path) -> None:
     runner = SequentialRolloutRunner(n_episodes=4, max_episode_steps=10)
     runner.seeding = MazeSeeding(0, 0, explicit_env_seeds=[5, 6, 7, 8])
-    with pytest.raises(RuntimeError, match="exploded on purpose"):
+    with pytest.raises(RuntimeError, match="exploded on purpose") as raised:
         runner.run_with({"_target_": "rollout_support.make_failing_cartpole", "fail_seed": 7}, None, RANDOM_POLICY)
+    if sys.version_info >= (3, 11):  # exception notes
+        (note,) = raised.value.__notes__
+        assert re.fullmatch(
+            r"in rollout episode 2 \(env seed 7, agent seed (\d+)\); runner=sequential runner.n_episodes=1 "
+            r"seeding.explicit_env_seeds=\[7\] seeding.explicit_agent_seeds=\[\1\] replays it",
+            note,
+        )
     assert trajectory_lengths(run_dir) and len(trajectory_lengths(run_dir)) == 2
     assert len({row.episode_id for row in reward_rows(run_dir)}) == 2
     assert TrajectoryWriterRegistry.writers == [] and LogEventsWriterRegistry.writers == []

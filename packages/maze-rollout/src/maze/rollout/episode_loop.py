@@ -8,7 +8,7 @@ from typing import Any, Optional
 from maze.env.agent.policy import Policy
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
 
-__all__ = ["StepFunction", "move_episode_stats", "run_episode"]
+__all__ = ["StepFunction", "move_episode_stats", "replay_overrides", "run_episode"]
 
 StepFunction = Callable[[Any], tuple[Any, Any, bool, bool, dict]]
 """``env.step`` or a function standing in for it (e.g. one that also renders)."""
@@ -54,6 +54,14 @@ def run_episode(
         steps += 1
         if terminated or truncated:
             return env_time() - start if env_time else steps
+
+
+def replay_overrides(env_seed: int, agent_seed: int) -> str:
+    """The ``maze-run`` overrides that replay one episode in the main process (e.g. under a debugger)."""
+    return (
+        f"runner=sequential runner.n_episodes=1 seeding.explicit_env_seeds=[{env_seed}] "
+        f"seeding.explicit_agent_seeds=[{agent_seed}]"
+    )
 
 
 def move_episode_stats(env: Any, collected: EpisodeStatsBatch) -> None:

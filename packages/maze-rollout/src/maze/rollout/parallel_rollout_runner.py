@@ -15,6 +15,7 @@ from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.env.log_stats.log_stats import LogStats
 from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.rollout._validation import checked_int
+from maze.rollout.episode_loop import replay_overrides
 from maze.rollout.output_errors import RolloutOutputError
 from maze.rollout.parallel_rollout_worker import EpisodeStatsReport, ExceptionReport, WorkerReady, rollout_worker
 from maze.rollout.progress import RolloutProgress
@@ -261,9 +262,8 @@ def _failure_error(
         env_seed, agent_seed = env_seeds[report.episode_index], agent_seeds[report.episode_index]
         where = f"in episode {report.episode_index} (env seed {env_seed}, agent seed {agent_seed})"
         reproduce = (
-            f"Fix the env or policy and run again; runner=sequential runner.n_episodes=1 "
-            f"seeding.explicit_env_seeds=[{env_seed}] seeding.explicit_agent_seeds=[{agent_seed}] replays the episode "
-            "in one process."
+            f"Fix the env or policy and run again; {replay_overrides(env_seed, agent_seed)} replays the episode in "
+            "one process."
         )
     return RolloutWorkerError(
         f"rollout worker {report.worker_index} failed {where} with {report.error_type}: {report.message}\n"

@@ -9,7 +9,7 @@ from maze.env.core.structured_env import StructuredEnv
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.env.utils.factory import ConfigType, to_plain_config
 from maze.rollout._validation import checked_bool
-from maze.rollout.episode_loop import move_episode_stats, run_episode
+from maze.rollout.episode_loop import move_episode_stats, replay_overrides, run_episode
 from maze.rollout.online_rendering import OnlineRenderer
 from maze.rollout.progress import RolloutProgress
 from maze.rollout.rollout_job import RolloutJob
@@ -89,7 +89,8 @@ def roll_out_in_process(
     """Builds the job's env stack and policy in this process and runs episodes 0, 1, ... in order.
 
     Building counts as start-up for ``progress``. The env is closed at the end unless the job
-    holds it as an instance.
+    holds it as an instance. An exception of the env or the policy propagates unchanged, with
+    a note (Python 3.11+) naming the episode, its seeds and the overrides that replay it.
 
     Args:
         job: The env, wrappers, agent and recording settings.
@@ -112,7 +113,11 @@ def roll_out_in_process(
         done = 0
         with job.recording():
             for env_seed, agent_seed in zip(env_seeds, agent_seeds, strict=True):
-                steps = run_episode(env, policy, env_seed, agent_seed, job.deterministic, step)
+                try:
+                    steps = run_episode(env, policy, env_seed, agent_seed, job.deterministic, step)
+                except Exception as error:
+                    _note_episode(error, done, env_seed, agent_seed)
+                    raise
                 move_episode_stats(env, collected)
                 progress.update(1, steps)
                 done += 1
@@ -122,3 +127,12 @@ def roll_out_in_process(
     finally:
         if not isinstance(job.env, StructuredEnv):  # built here from a config: close it
             env.close()
+
+
+def _note_episode(error: Exception, episode: int, env_seed: int, agent_seed: int) -> None:
+    """Adds the failing episode, its seeds and how to replay it to the exception's notes (where Python has them)."""
+    if hasattr(error, "add_note"):
+        error.add_note(
+            f"in rollout episode {episode} (env seed {env_seed}, agent seed {agent_seed}); "
+            f"{replay_overrides(env_seed, agent_seed)} replays it"
+        )
