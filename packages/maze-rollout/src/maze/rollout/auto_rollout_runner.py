@@ -57,9 +57,9 @@ class AutoRolloutRunner(ParallelRolloutRunner):
     torch); with ``p`` workers (at most ``n_processes``, the cores other processes leave free
     (:func:`usable_cores`) and the remaining episodes) the rest goes to the workers when
     ``S + T / p < T`` (:func:`pays_to_parallelize`). Small jobs thus never start a process, and
-    with one free core nothing is ever parallel. A job
-    that cannot go to workers (an unpicklable env or agent instance, a script without
-    ``if __name__ == "__main__":``) stays in this process.
+    with one free core nothing is ever parallel. A job that cannot go to workers (an
+    unpicklable env or agent instance, a script without ``if __name__ == "__main__":``) stays
+    in this process.
 
     Every episode keeps its own seeds, so the statistics and files equal those of
     ``runner=sequential`` and ``runner=parallel`` (which force one mode) for the same seeds.
@@ -83,16 +83,31 @@ class AutoRolloutRunner(ParallelRolloutRunner):
         progress: RolloutProgress,
         first_episode: int = 0,
     ) -> EpisodeStatsBatch:
-        """Runs the episodes here until the rule of the class docs hands the rest to workers."""
+        """Runs the episodes here until the rule of the class docs hands the rest to workers.
+
+        Args:
+            job: The env, wrappers, agent and recording settings.
+            env_seeds: Env seed of every episode of the rollout.
+            agent_seeds: Agent seed of every episode of the rollout.
+            progress: Told about the start-ups and every finished episode; its time measures the episodes.
+            first_episode: Must be 0: this runner decides where the workers take over.
+
+        Returns:
+            The statistics of all episodes, in episode order.
+        """
+        if first_episode != 0:
+            raise ValueError(f"AutoRolloutRunner starts at episode 0, got first_episode={first_episode}")
         n_episodes = len(env_seeds)
         movable = self._can_use_workers(job)
         workers = 1
 
         def hand_over(done: int) -> bool:
             nonlocal workers
+            if not movable:
+                return False
             workers = self.worker_count(n_episodes - done)
             remaining = progress.rollout_seconds() / done * (n_episodes - done)
-            return movable and pays_to_parallelize(remaining, workers, worker_startup_seconds(progress.startup_seconds))
+            return pays_to_parallelize(remaining, workers, worker_startup_seconds(progress.startup_seconds))
 
         collected, done = roll_out_in_process(job, env_seeds, agent_seeds, progress, stop=hand_over)
         if done == n_episodes:
@@ -108,7 +123,7 @@ class AutoRolloutRunner(ParallelRolloutRunner):
         return collected
 
     def worker_count(self, episodes: int) -> int:
-        """Workers for ``episodes`` episodes: at most ``n_processes``, the usable cores and ``episodes``."""
+        """Workers for ``episodes`` episodes: at most ``n_processes``, the free cores and ``episodes``."""
         return min(super().worker_count(episodes), usable_cores())
 
     def _can_use_workers(self, job: RolloutJob) -> bool:
