@@ -39,12 +39,13 @@ class EpochLoopTrainer(ResumableTrainer):
     state is saved, and training stops once ``n_epochs`` are done, ``target_reward`` is
     reached, ``patience`` epochs (where the config has the key) passed without a new
     best score, or the budget (``max_env_steps``, ``max_seconds``; see
-    :mod:`~maze.train.trainers.common.budget`) is spent. With :attr:`background_evaluation` the evaluation of an epoch runs in a forked
-    child while the next epoch trains (see :mod:`maze.train.evaluators.background`).
+    :mod:`~maze.train.trainers.common.budget`) is spent. With :attr:`background_evaluation`
+    the evaluation of an epoch runs in a forked child while the next epoch trains (see
+    :mod:`maze.train.evaluators.background`).
 
     The trainer provides ``config`` (``n_epochs``, ``target_reward``, the budget keys,
-    optionally ``patience``), ``guard``, ``events`` (a :class:`TrainerEventLog`), ``_env_stats`` (a
-    :class:`LogStatsAggregator`), ``evaluator``, ``model_selection``, ``policy`` (what the
+    optionally ``patience``), ``guard``, ``events`` (a :class:`TrainerEventLog`),
+    ``_env_stats`` (a :class:`LogStatsAggregator`), ``evaluator``, ``model_selection``, ``policy`` (what the
     evaluator acts with), optionally ``model`` (switched to evaluation mode while
     evaluating) and ``collector`` (whose env's finished episodes are the training
     statistics; trainers that gather them otherwise override :meth:`_collect_episode_stats`).
