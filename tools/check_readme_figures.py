@@ -28,8 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "tools" / "bench" / "results"
-TABLE_MARKER = re.compile(r"<!--\s*bench-table:\s*(?P<file>\S+\.md)\s*-->")
-FIGURE_MARKER = re.compile(r"<!--\s*fig:\s*(?P<file>\S+\.json)\s+(?P<spec>\S+)\s+(?P<path>[^>]+?)\s*-->")
+TABLE_MARKER = re.compile(r"^\s*<!--\s*bench-table:\s*(?P<file>\S+\.md)\s*-->\s*$")
+"""A table marker is a line of its own; a marker quoted in code (`` `<!-- fig: ... -->` ``) is no marker."""
+FIGURE_MARKER = re.compile(r"(?<!`)<!--\s*fig:\s*(?P<file>\S+\.json)\s+(?P<spec>\S+)\s+(?P<path>[^>]+?)\s*-->")
 
 
 class FigureError(Exception):

@@ -72,6 +72,11 @@ def test_a_drifted_table_row_is_reported_and_fixed(tmp_path: Path, results: Path
     assert readme.read_text() == README
 
 
+def test_markers_quoted_in_code_are_documentation_not_markers(tmp_path: Path, results: Path) -> None:
+    text = "Mark figures with `<!-- fig: train.json .2f ratios/0/value -->` and tables with `<!-- bench-table: train.md -->`."
+    assert check_readme_figures.check_readme(write_readme(tmp_path, text), results) == []
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
