@@ -18,6 +18,7 @@ from . import (
     log_stats_bench,
     policy_bench,
     ray_bench,
+    rllib_bench,
     rollout_bench,
     sac_bench,
     sac_update_bench,
@@ -66,6 +67,7 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
     "impala": impala_bench.main,  # IMPALA time-to-solve against SB3 and maze PPO
     "ray": ray_bench.main,  # Ray rollouts and IMPALA actors against local processes, ~2 ms env steps; Ray start-up
+    "rllib": rllib_bench.main,  # PPO time to solve CartPole: Maze on RLlib vs plain RLlib vs maze-run (needs maze-rllib)
     "sac": sac_bench.main,  # time to -200 on Pendulum against SB3 SAC
     "tracking": tracking_bench.main,  # the quick-start command with logger=mlflow / wandb against TensorBoard only
 }

@@ -42,7 +42,7 @@ class RLlibAlgorithmConfig(AlgorithmConfig):
         config: RLlib ``AlgorithmConfig`` keys -> values (see :func:`rllib_config`).
         max_iterations: Stop after this many RLlib training iterations.
         max_env_steps: Stop once this many env steps were sampled.
-        max_seconds: Stop after this many seconds of training.
+        max_seconds: Stop after this many seconds of training (evaluations excluded).
         target_reward: Stop once the deterministic evaluation reaches this mean return.
         eval_episodes: Episodes of each deterministic evaluation.
         eval_interval: Evaluate after every ``eval_interval`` iterations (and after the last).

@@ -13,6 +13,7 @@ then trains a :class:`~maze.rllib.rl_module.MazeRLModule` on
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Annotated, Any, Optional
 
@@ -168,6 +169,8 @@ class RLlibRunner(TrainingRunner):
                     return self.train_and_report(self.trainer.train)
                 finally:
                     self.trainer.algorithm.stop()
+                    with contextlib.suppress(OSError):  # RLlib's log dir (~/ray_results/<time>) stays empty
+                        os.rmdir(self.trainer.algorithm.logdir)
         finally:
             self.trainer.evaluator.eval_env.close()
             self.graph_drawing.join()

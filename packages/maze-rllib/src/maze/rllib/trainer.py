@@ -96,11 +96,14 @@ class RLlibTrainer:
         self.env_steps = 0
         self.best_reward = -math.inf
         self._start = time.monotonic()
+        self._eval_seconds = 0.0
+        """Seconds of evaluation in the running :meth:`train` call (excluded from its ``train_seconds``)."""
 
     def train(self) -> TrainingResult:
         """Runs iterations until a stop criterion holds; returns what the run achieved."""
         config = self.config
         self._start = time.monotonic()
+        self._eval_seconds = 0.0
         reason, solved = "", False
         while not reason:
             result = self.algorithm.train()
@@ -111,7 +114,7 @@ class RLlibTrainer:
             if self.verbose:
                 returns = _lookup(result, TRAINING_METRICS["episode_return_mean"])
                 print(f"RLlib iteration {self.iterations}: {self.env_steps} env steps, episode return mean {returns}")
-            reason = self._stop_reason(time.monotonic() - self._start)
+            reason = self._stop_reason(time.monotonic() - self._start - self._eval_seconds)
             if self.iterations % config.eval_interval == 0 or reason:
                 score = self.evaluate()
                 if config.target_reward is not None and score >= config.target_reward:
@@ -123,7 +126,7 @@ class RLlibTrainer:
         return TrainingResult(
             epochs=self.iterations,
             env_steps=self.env_steps,
-            train_seconds=time.monotonic() - self._start,
+            train_seconds=time.monotonic() - self._start - self._eval_seconds,
             best_reward=self.best_reward,
             solved=solved,
             stop_reason=stop_reason,
@@ -132,11 +135,13 @@ class RLlibTrainer:
 
     def evaluate(self) -> float:
         """Evaluates the learned module, keeps it if it is the best so far; returns the mean return."""
+        start = time.monotonic()
         module = self.algorithm.get_module()
         score = self.evaluator.evaluate(self.evaluation.policy(module))
         if score > self.best_reward:
             self.evaluation.keep_best(module)
         self.best_reward = max(self.best_reward, score)
+        self._eval_seconds += time.monotonic() - start
         return score
 
     def _stop_reason(self, elapsed: float) -> str:
