@@ -10,7 +10,9 @@ result it comes from:
 * ``<!-- fig: train.json .2f ratios/0/value -->0.26×``: the text right after the marker must
   start with the value at that path of ``tools/bench/results/train.json`` (keys and list indices
   separated by ``/``), written with the format spec (``.2f``, ``,.0f``, ...). ``--fix`` writes
-  the current value.
+  the current value. A file named with a ``/`` is relative to the repository root, e.g. the
+  documented commands' wall times of ``tools/time_readme_commands.py``:
+  ``<!-- fig: tools/readme_command_times.json .0f quick-start/wall_s -->``.
 
 Usage: ``python tools/check_readme_figures.py [--fix] [README ...]`` (default: README.md and
 packages/*/README.md). Exits 1 and names file, line and both values for every drifted figure.
@@ -80,8 +82,11 @@ def results_table(results: Path, name: str, header: str) -> list[str]:
 
 
 def json_value(results: Path, name: str, path: str) -> float:
-    """The number at ``path`` (``/``-separated keys and list indices) of ``results/name``."""
-    file = results / name
+    """The number at ``path`` (``/``-separated keys and list indices) of ``results/name``.
+
+    A ``name`` with a ``/`` is relative to the repository root instead (``tools/readme_command_times.json``).
+    """
+    file = ROOT / name if "/" in name else results / name
     if not file.is_file():
         raise FigureError(f"fig marker names {name}, which is not in {results}")
     value = json.loads(file.read_text())

@@ -8,8 +8,10 @@ running them (their runs are covered by the CLI tests and the benchmarks).
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shlex
+import sys
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -77,3 +79,13 @@ def test_every_documented_command_composes_and_has_a_budget(command: str) -> Non
         assert cfg.algorithm.n_epochs > 0, f"{command}: no algorithm.n_epochs, so it trains until patience or forever"
     else:
         assert cfg.runner.n_episodes > 0, command
+
+
+def test_the_timed_commands_are_the_documented_ones() -> None:
+    """tools/time_readme_commands.py times each command as its README writes it."""
+    spec = importlib.util.spec_from_file_location("time_readme_commands", ROOT / "tools" / "time_readme_commands.py")
+    timing = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timing)
+    for scenario in timing.SCENARIOS:
+        text = " ".join((ROOT / scenario.readme).read_text().replace("\\\n", " ").split())
+        assert scenario.command in text, f"{scenario.name}: not in {scenario.readme}: {scenario.command}"
