@@ -331,24 +331,6 @@ def test_adam_eps_reaches_the_optimizer(tmp_path: Path, trainer: str) -> None:
     assert set_up(tmp_path, job_config(adam_eps=1e-5), trainer).trainer.optimizer.eps == 1e-5
 
 
-def test_reward_scaling_scales_the_rewards_of_every_rollout_but_not_the_env_statistics(tmp_path: Path) -> None:
-    runner = set_up(tmp_path, job_config(reward_scaling=True), A2C)
-    scaled = []
-    scale = runner.trainer.reward_scaler.__call__
-
-    def recording(rewards: np.ndarray, ends: np.ndarray, discount: np.ndarray) -> np.ndarray:
-        scaled.append((rewards, scale(rewards, ends, discount)))
-        return scaled[-1][1]
-
-    runner.trainer.reward_scaler = recording
-    runner.run()
-
-    assert len(scaled) == 2 and all(np.all(raw == 1.0) for raw, _ in scaled)  # CartPole's rewards
-    assert all(np.all(rewards < 1.0) for _, rewards in scaled)  # returns of many steps: std > 1
-    train_reward = read_scalars(tmp_path)["train_BaseEnvEvents/reward/mean"][0][1]
-    assert train_reward >= 8  # whole episodes of CartPole's own rewards
-
-
 def test_max_env_steps_stops_at_the_first_epoch_end_at_or_past_the_budget(tmp_path: Path) -> None:
     summary = train(tmp_path, job_config(n_epochs=0, max_env_steps=ENV_STEPS + 1))
 

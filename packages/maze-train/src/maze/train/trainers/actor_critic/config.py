@@ -28,8 +28,6 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
         value_loss_coef: Weight of the value loss (mean squared error).
         entropy_coef: Weight of the entropy bonus.
         max_grad_norm: Clip the gradient norm to this value (0: no clipping).
-        reward_scaling: Divide the rollouts' rewards by the running standard deviation of the
-            discounted return (see :mod:`maze.train.reward_scaling`; A2C and PPO, envs with fixed actors).
         device: ``cpu`` or ``cuda``.
         rollout_evaluator: Config (or instance) of the evaluator run after every epoch.
         target_reward: Stop as soon as an evaluation's mean return reaches this value (None: never).
@@ -48,7 +46,6 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
     value_loss_coef: float = bounded(0.5, ge=0)
     entropy_coef: float = bounded(0.00025, ge=0)
     max_grad_norm: float = bounded(0.0, ge=0)
-    reward_scaling: bool = False
     device: str = "cpu"
     rollout_evaluator: Any = None
     target_reward: Optional[float] = None

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
-import numpy as np
 import torch
-from maze.env.errors import ConfigurationError
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import CollectorGuardedTrainer
 from maze.train.optim import Adam
-from maze.train.reward_scaling import ReturnScaler
-from maze.train.rollout.actors import ActorRollout
-from maze.train.rollout.collector import RolloutBatch, RolloutCollector
+from maze.train.rollout.collector import RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.actor_critic.events import ActorCriticEvents
@@ -81,8 +76,6 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
         self.best_reward = float("-inf")
         self.state_dir: Optional[Path] = None
         """Where the resumable state is written at every epoch end (None: nowhere)."""
-        self.reward_scaler = ReturnScaler() if algorithm_config.reward_scaling else None
-        """Scales the rollouts' rewards (``reward_scaling``; its statistics start fresh when a run resumes)."""
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -118,29 +111,12 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
         if not self.guard.rollout_ok(rollout):
             return
         self._bar.set_postfix_str("update")
-        if self.reward_scaler is not None:
-            rollout = self._scaled(rollout)
         batch = prepare_actor_critic_batch(rollout, self.model, self.config.gamma, self.config.gae_lambda)
         self._update(batch, burn_in)
         self.events.record(ActorCriticEvents.time_rollout, value=collected - start)
         self.events.record(ActorCriticEvents.time_update, value=time.perf_counter() - collected)
         self.events.record(ActorCriticEvents.learning_rate, value=self.optimizer.lr)
         self.events.end_update()
-
-    def _scaled(self, rollout: Union[RolloutBatch, ActorRollout]) -> RolloutBatch:
-        """The rollout with its rewards scaled by :attr:`reward_scaler`.
-
-        Raises:
-            ConfigurationError: For a rollout of an env with dynamic agents.
-        """
-        if not isinstance(rollout, RolloutBatch):
-            raise ConfigurationError(
-                "algorithm.reward_scaling=true supports envs with a fixed actor per sub-step, not dynamic agents; "
-                "set algorithm.reward_scaling=false"
-            )
-        discount = np.where(rollout.env_step_ends(), self.config.gamma, 1.0)
-        ends = np.logical_or(rollout.terminated, rollout.truncated)
-        return dataclasses.replace(rollout, rewards=self.reward_scaler(rollout.rewards, ends, discount))
 
     def close(self) -> None:
         """Closes the training envs."""

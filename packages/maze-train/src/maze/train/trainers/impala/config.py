@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from maze.env.errors import ConfigurationError
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.common.config import bounded
 
@@ -34,16 +33,3 @@ class ImpalaAlgorithmConfig(ActorCriticAlgorithmConfig):
     num_actors: int = bounded(8, ge=1)
     vtrace_clip_rho_threshold: float = bounded(1.0, gt=0)
     vtrace_clip_pg_rho_threshold: float = bounded(1.0, gt=0)
-
-    def validate(self) -> None:
-        """Checks the keys (see :class:`ActorCriticAlgorithmConfig`); ``reward_scaling`` is not supported.
-
-        Raises:
-            ConfigurationError: For a bad key or ``reward_scaling: true``.
-        """
-        super().validate()
-        if self.reward_scaling:
-            raise ConfigurationError(
-                "algorithm.reward_scaling=true needs the rollouts of the same envs one after another, but IMPALA's "
-                "learner batches join rollouts of changing actors; set algorithm.reward_scaling=false"
-            )
