@@ -76,7 +76,7 @@ def test_run_calls_setup_and_run_in_the_run_dir_and_logs_the_output(tmp_path: Pa
     result = maze_run(FAKE, "+runner.objective=2.5", "input_dir=previous", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     run_dir = only_run_dir(tmp_path / "outputs")
-    assert run_dir.parent.name == "gym_env-flatten_concat-random_policy-parallel"
+    assert run_dir.parent.name == "gym_env-flatten_concat-random_policy-auto"
     record = json.loads((run_dir / "runner_record.json").read_text())
     assert record["init_cwd"] == record["setup_cwd"] == record["run_cwd"] == str(run_dir)
     assert record["kwargs"]["n_episodes"] == 50  # the rest of the runner group reaches the constructor
