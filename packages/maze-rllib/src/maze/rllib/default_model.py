@@ -145,13 +145,13 @@ class RLlibModuleEvaluation:
         self.action_head = action_head
         self.action_space = action_space
 
-    def policy(self, module: Any) -> Policy:
-        """A Maze policy acting with ``module``."""
-        return RLlibModulePolicy(module, self.observation_space, self.action_head, self.action_space)
+    def policy(self, algorithm: Any) -> Policy:
+        """A Maze policy acting with the algorithm's module."""
+        return RLlibModulePolicy(algorithm.get_module(), self.observation_space, self.action_head, self.action_space)
 
-    def keep_best(self, module: Any) -> None:
-        """Saves ``module`` (replacing the previous best)."""
-        module.save_to_path(str(self.directory))
+    def keep_best(self, algorithm: Any) -> None:
+        """Saves the algorithm's module (replacing the previous best)."""
+        algorithm.get_module().save_to_path(str(self.directory))
 
 
 def flatten_observations_connector(env: Any = None, spaces: Any = None, device: Any = None) -> Any:

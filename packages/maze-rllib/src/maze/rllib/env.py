@@ -39,8 +39,8 @@ class MazeRLlibEnv(gym.Env):
         if len(keys) != 1:
             self.env.close()
             raise ConfigurationError(
-                f"the env has the sub-steps {keys}; maze-rllib trains envs with a single sub-step (structured "
-                "multi-step envs are not supported yet)"
+                f"the env has the sub-steps {keys}; MazeRLlibEnv takes envs with a single sub-step (structured envs "
+                "run as maze.rllib.multi_agent_env.MazeMultiAgentEnv)"
             )
         self.step_key = keys[0]
         self.observation_space = self.env.observation_spaces_dict[self.step_key]

@@ -6,7 +6,8 @@ like the native training runners (it is a :class:`TrainingRunner`): the env from
 from ``model`` (a critic picked when none is configured) and the run directory
 (``spaces_config.yaml``, ``model_config.yaml``, TensorBoard events, console statistics). RLlib
 then trains a :class:`~maze.rllib.rl_module.MazeRLModule` on
-:class:`~maze.rllib.env.MazeRLlibEnv` s; after each evaluation the best weights go to
+:class:`~maze.rllib.env.MazeRLlibEnv` s (a structured env: one module per sub-step on a
+:class:`~maze.rllib.multi_agent_env.MazeMultiAgentEnv`); after each evaluation the best weights go to
 ``state_dict.pt``, which ``policy=torch_policy input_dir=<run>`` and
 ``AgentDeployment.from_run_dir`` load like those of native runs.
 """
@@ -93,18 +94,19 @@ class RLlibRunner(TrainingRunner):
             ConfigurationError: For unknown or renamed RLlib keys and envs with several sub-steps.
         """
         step_keys = list(self.spaces_config.action_spaces_dict)
-        if len(step_keys) != 1:
-            raise ConfigurationError(
-                f"the env has the sub-steps {step_keys}; maze-rllib trains envs with a single sub-step"
-            )
         rllib = rllib_config(config.name, config.config).env_runners(
             num_env_runners=self.num_env_runners, num_envs_per_env_runner=self.num_envs_per_env_runner
         )
         if isinstance(self.composer, RLlibDefaultModel):
+            if len(step_keys) != 1:
+                raise ConfigurationError(
+                    f"model=rllib trains envs with a single sub-step; the env has the sub-steps {step_keys}: use its "
+                    "Maze model (one RLlib module per sub-step)"
+                )
             evaluation = self._rllib_model(rllib, step_keys[0])
         else:
             _check_maze_module_apis(rllib, config.name)
-            evaluation = self._maze_model(rllib, step_keys[0])
+            evaluation = self._maze_model(rllib, step_keys)
         self.rllib_config = rllib.debugging(seed=self.seeding.generate_agent_instance_seed())
         n_envs = self.eval_concurrency or min(config.eval_episodes, MAX_AUTO_EVAL_ENVS)
         evaluator = RolloutEvaluator(
@@ -116,21 +118,52 @@ class RLlibRunner(TrainingRunner):
         )
         self.trainer = RLlibTrainer(None, config, evaluation, evaluator, verbose=self.verbose)
 
-    def _maze_model(self, rllib: Any, step_key: Any) -> MazeModelEvaluation:
-        """Trains the Maze model as a :class:`MazeRLModule`; the best goes to ``state_dict.pt``."""
+    def _maze_model(self, rllib: Any, step_keys: list[Any]) -> MazeModelEvaluation:
+        """Trains the Maze model as :class:`MazeRLModule` s (one per sub-step); the best goes to ``state_dict.pt``.
+
+        A single sub-step is a single-agent env with RLlib's default module id; several sub-steps
+        are a turn-based multi-agent env (:class:`MazeMultiAgentEnv`), each sub-step's agent mapped
+        to its own module.
+        """
         from maze.rllib.rl_module import MazeRLModule, maze_module_config
+        from ray.rllib.core import DEFAULT_MODULE_ID
         from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-        rllib.environment(env=MazeRLlibEnv, env_config={FACTORY_KEY: self.env_factory})
-        rllib.rl_module(
-            rl_module_spec=RLModuleSpec(
-                module_class=MazeRLModule,
-                model_config=maze_module_config(self.model_config, self.spaces_config, step_key),
+        specs = {
+            key: RLModuleSpec(
+                module_class=MazeRLModule, model_config=maze_module_config(self.model_config, self.spaces_config, key)
             )
-        )
+            for key in step_keys
+        }
+        env_config = {FACTORY_KEY: self.env_factory}
+        separate = self.composer.torch_policy().substeps_with_separate_agent_nets
+        if len(step_keys) > 1 and separate:
+            raise ConfigurationError(
+                f"the model has separate agent networks for the sub-steps {sorted(separate)}; maze-rllib maps one "
+                "module per sub-step: set model.policy.substeps_with_separate_agent_nets=[]"
+            )
+        if len(step_keys) == 1:
+            rllib.environment(env=MazeRLlibEnv, env_config=env_config).rl_module(rl_module_spec=specs[step_keys[0]])
+            modules = {step_keys[0]: DEFAULT_MODULE_ID}
+        else:
+            modules = self._multi_agent(rllib, env_config, specs)
         model: TorchActorCritic = self.composer.torch_actor_critic()
         self.model_selection = self.best_model_selection(model)
-        return MazeModelEvaluation(model)
+        return MazeModelEvaluation(model, modules)
+
+    @staticmethod
+    def _multi_agent(rllib: Any, env_config: dict[str, Any], specs: dict[Any, Any]) -> dict[Any, str]:
+        """Configures the multi-agent mapping (agent = module = sub-step); returns sub-step key -> module id."""
+        from maze.rllib.multi_agent_env import MazeMultiAgentEnv, agent_id
+        from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+        modules = {key: agent_id(key) for key in specs}
+        rllib.environment(env=MazeMultiAgentEnv, env_config=env_config)
+        rllib.multi_agent(policies=set(modules.values()), policy_mapping_fn=_module_of_agent)
+        rllib.rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs={modules[key]: spec for key, spec in specs.items()})
+        )
+        return modules
 
     def _rllib_model(self, rllib: Any, step_key: Any) -> RLlibModuleEvaluation:
         """Trains RLlib's default module of the algorithm (``model=rllib``); the best goes to ``rllib_module/``."""
@@ -175,6 +208,11 @@ class RLlibRunner(TrainingRunner):
             self.trainer.evaluator.eval_env.close()
             self.graph_drawing.join()
             self.close()
+
+
+def _module_of_agent(agent: str, *args: Any, **kwargs: Any) -> str:
+    """RLlib's ``policy_mapping_fn`` of structured envs: each sub-step's agent has the module of the same id."""
+    return agent
 
 
 def _check_maze_module_apis(rllib: Any, name: str) -> None:

@@ -10,6 +10,7 @@ from maze.env.agent.policy import Policy
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
 from maze.env.log_stats.log_stats import LogStats, LogStatsKey
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
+from maze.perception.agent.torch_model import network_name
 from maze.rllib.algorithm_config import RLlibAlgorithmConfig
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.trainers.common.training_state import TrainingResult
@@ -31,33 +32,49 @@ TRAINING_METRICS = {
 class ModuleEvaluation(Protocol):
     """How the learned RLlib module is evaluated and kept: as a Maze model, or as RLlib's own (``model=rllib``)."""
 
-    def policy(self, module: Any) -> Policy:
-        """A Maze policy acting with the module's current weights."""
+    def policy(self, algorithm: Any) -> Policy:
+        """A Maze policy acting with the current weights of the algorithm's module(s)."""
 
-    def keep_best(self, module: Any) -> None:
-        """Called when the module's evaluation is the best so far (after model selection saw it)."""
+    def keep_best(self, algorithm: Any) -> None:
+        """Called when the evaluation is the best so far (after model selection saw it)."""
 
 
 class MazeModelEvaluation:
-    """Copies a :class:`~maze.rllib.rl_module.MazeRLModule`'s weights into a Maze actor-critic and acts with its policy.
+    """Copies the weights of :class:`~maze.rllib.rl_module.MazeRLModule` s into a Maze actor-critic and acts with it.
 
-    The actor-critic is the model of the run's :class:`BestModelSelection`, which writes it to ``state_dict.pt``.
+    Each module trains the networks of its sub-step (``policy_<key>``, ``critic_<key>``; with
+    one module, all); the actor-critic is the model of the run's :class:`BestModelSelection`,
+    which writes it to ``state_dict.pt``.
 
     Args:
         model: The Maze actor-critic of the run.
+        modules: Sub-step key -> RLlib module id; a single entry owns every network.
     """
 
-    def __init__(self, model: TorchActorCritic) -> None:
+    def __init__(self, model: TorchActorCritic, modules: dict[Any, str]) -> None:
         self.model = model
+        self.modules = modules
 
-    def policy(self, module: Any) -> Policy:
-        """The Maze policy with the module's weights (in eval mode)."""
-        self.model.load_state_dict(module.maze_model.state_dict())
+    def policy(self, algorithm: Any) -> Policy:
+        """The Maze policy with the modules' weights (in eval mode)."""
+        state_dicts = {
+            key: algorithm.get_module(module_id).maze_model.state_dict() for key, module_id in self.modules.items()
+        }
+        merged = dict(next(iter(state_dicts.values())))
+        if len(state_dicts) > 1:
+            for key, state_dict in state_dicts.items():
+                merged.update({name: state_dict[name] for name in _own_networks(key) if name in state_dict})
+        self.model.load_state_dict(merged)
         self.model.eval()
         return self.model.policy
 
-    def keep_best(self, module: Any) -> None:
+    def keep_best(self, algorithm: Any) -> None:
         """Nothing to do: model selection saved the actor-critic."""
+
+
+def _own_networks(step_key: Any) -> tuple[str, str]:
+    """The names of a sub-step's policy and critic networks."""
+    return network_name("policy", step_key), network_name("critic", step_key)
 
 
 class RLlibTrainer:
@@ -136,10 +153,9 @@ class RLlibTrainer:
     def evaluate(self) -> float:
         """Evaluates the learned module, keeps it if it is the best so far; returns the mean return."""
         start = time.monotonic()
-        module = self.algorithm.get_module()
-        score = self.evaluator.evaluate(self.evaluation.policy(module))
+        score = self.evaluator.evaluate(self.evaluation.policy(self.algorithm))
         if score > self.best_reward:
-            self.evaluation.keep_best(module)
+            self.evaluation.keep_best(self.algorithm)
         self.best_reward = max(self.best_reward, score)
         self._eval_seconds += time.monotonic() - start
         return score
