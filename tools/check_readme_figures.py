@@ -49,7 +49,7 @@ class Drift:
     expected: str
 
     def __str__(self) -> str:
-        return f"{self.readme}:{self.line}: README has {self.found!r}, the benchmark result is {self.expected!r}"
+        return f"{self.readme}:{self.line}: README has {self.found!r}, the committed result is {self.expected!r}"
 
 
 def markdown_tables(text: str) -> list[list[str]]:
