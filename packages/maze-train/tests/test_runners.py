@@ -26,10 +26,12 @@ from maze.train.runners.env_factory import AUTO_ENVS, build_vector_env, prefers_
 from maze.train.tensorboard import read_scalars, read_texts
 from maze.train.trainers.actor_critic import actor_critic_runners
 from maze.train.trainers.actor_critic.actor_critic_runners import ACDevRunner, ACLocalRunner
+from maze.train.trainers.impala.impala_runners import ImpalaDevRunner
 from train_test_support import small_model_config
 
 PPO = "maze.train.trainers.ppo.PPO"
 A2C = "maze.train.trainers.a2c.A2C"
+IMPALA = "maze.train.trainers.impala.IMPALA"
 CARTPOLE = {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "CartPole-v1"}
 DUMMY_ENV = {"_target_": "maze.env.testing.fake_envs.build_dummy_maze_env"}
 VECTOR_OBS_WRAPPERS = {
@@ -329,6 +331,20 @@ def test_input_dir_resumes_model_optimizer_and_best_reward(ppo_run: Path, tmp_pa
 @pytest.mark.parametrize("trainer", [PPO, A2C])
 def test_adam_eps_reaches_the_optimizer(tmp_path: Path, trainer: str) -> None:
     assert set_up(tmp_path, job_config(adam_eps=1e-5), trainer).trainer.optimizer.eps == 1e-5
+
+
+def test_impala_with_one_in_process_actor_takes_the_steps_of_a2c(tmp_path: Path) -> None:
+    # On-policy (no lag, importance weights 1) V-trace gives A2C's advantages and targets: the same seeds and
+    # settings train the same weights. (LunarLander-v3 with the zoo's A2C settings: identical curves.)
+    cfg = job_config(entropy_coef=0.01, gamma=0.99, max_grad_norm=0.5, n_epochs=2)
+    a2c = set_up(tmp_path / "a2c", cfg, A2C)
+    a2c.run()
+    impala_config = {**cfg, "algorithm": {**cfg["algorithm"], "num_actors": 1, "actors_batch_size": 1}}
+    impala = set_up(tmp_path / "impala", impala_config, IMPALA, ImpalaDevRunner, envs_per_actor=2)
+    impala.run()
+
+    assert same_state(a2c.trainer.model.state_dict(), impala.trainer.model.state_dict())
+    assert (a2c.trainer.env_steps, impala.trainer.env_steps) == (2 * ENV_STEPS, 2 * ENV_STEPS)
 
 
 def test_max_env_steps_stops_at_the_first_epoch_end_at_or_past_the_budget(tmp_path: Path) -> None:
