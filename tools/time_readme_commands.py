@@ -168,6 +168,17 @@ SCENARIOS = (
             )
         )
     ),
+    *(
+        Scenario(f"hierarchical-{index}", "examples/hierarchical/README.md", command, workdir="examples/hierarchical")
+        for index, command in enumerate(
+            (
+                "maze-run -cd conf env=courier runner=sequential runner.n_episodes=50 hydra.run.dir=outputs/random-rollout",
+                "maze-run -cd conf -cn conf_courier hydra.run.dir=outputs/courier-ppo",
+                "maze-run -cd conf env=courier policy=torch_policy input_dir=outputs/courier-ppo runner.n_episodes=20"
+                " hydra.run.dir=outputs/courier-rollout",
+            )
+        )
+    ),
 )
 """The timed commands, in the order a user runs them (later ones read earlier ones' run directories)."""
 
@@ -215,7 +226,11 @@ def run_scenario(scenario: Scenario, scratch: Path) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", nargs="*", help="scenario names (default: all; needed run directories are run too)")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        help="scenario names (default: all); the producers of their <run dir>s run too, but scenarios sharing a workdir read each other's outputs: name them all",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON (merged into an existing one)")
     args = parser.parse_args(argv)
     names = {scenario.name for scenario in SCENARIOS}
