@@ -24,6 +24,7 @@ from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.serialization import load_state_dict_file
 from maze.train.runners.env_factory import AUTO_ENVS, build_vector_env, prefers_worker_processes
 from maze.train.tensorboard import read_scalars, read_texts
+from maze.train.trainers.a2c import A2CAlgorithmConfig
 from maze.train.trainers.actor_critic import actor_critic_runners
 from maze.train.trainers.actor_critic.actor_critic_runners import ACDevRunner, ACLocalRunner
 from maze.train.trainers.impala.impala_runners import ImpalaDevRunner
@@ -345,6 +346,27 @@ def test_impala_with_one_in_process_actor_takes_the_steps_of_a2c(tmp_path: Path)
 
     assert same_state(a2c.trainer.model.state_dict(), impala.trainer.model.state_dict())
     assert (a2c.trainer.env_steps, impala.trainer.env_steps) == (2 * ENV_STEPS, 2 * ENV_STEPS)
+
+
+def test_a_linear_lr_schedule_decays_to_zero_at_max_env_steps(tmp_path: Path) -> None:
+    runner = set_up(tmp_path, job_config(n_epochs=0, lr_schedule="linear", max_env_steps=2 * ENV_STEPS), A2C)
+    runner.run()
+
+    # four updates, after 32, 64, 96 and 128 of 128 env steps: lr x 0.75, 0.5, 0.25, 0; logged as epoch means
+    rates = [value for _, value in read_scalars(tmp_path)["train_ActorCriticEvents/learning_rate"]]
+    assert rates == [pytest.approx(0.625e-3), pytest.approx(0.125e-3)] and runner.trainer.optimizer.lr == 0.0
+
+
+@pytest.mark.parametrize(
+    ("keys", "message"),
+    [
+        ({"lr_schedule": "linear"}, "algorithm.lr_schedule=linear decays the learning rate to 0 at algorithm.max_env"),
+        ({"lr_schedule": "cosine"}, "algorithm.lr_schedule='cosine' is unknown; use constant or linear"),
+    ],
+)
+def test_bad_lr_schedules_are_named(keys: dict, message: str) -> None:
+    with pytest.raises(ConfigurationError, match=re.escape(message)):
+        A2CAlgorithmConfig.from_config(keys)
 
 
 def test_max_env_steps_stops_at_the_first_epoch_end_at_or_past_the_budget(tmp_path: Path) -> None:

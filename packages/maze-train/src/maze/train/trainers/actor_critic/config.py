@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from maze.env.errors import ConfigurationError
 from maze.train.trainers.common.config import AlgorithmConfig, bounded
 
 __all__ = ["ActorCriticAlgorithmConfig"]
@@ -22,6 +23,8 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
         n_rollout_steps: Env steps per env and rollout (a rollout has ``n_rollout_steps * concurrency`` env steps).
         lr: Learning rate (Adam); 0 leaves the model unchanged (a frozen baseline of an ``input_dir`` model).
         adam_eps: Adam's epsilon, added to the denominator of its update (stable-baselines3 uses 1e-5).
+        lr_schedule: ``constant``, or ``linear``: ``lr`` decays linearly with the env steps to 0 at
+            ``max_env_steps`` (as the RL-Zoo's ``lin_<lr>``; needs ``max_env_steps``).
         gamma: Discount per env step.
         gae_lambda: GAE lambda; 1.0 gives bootstrapped discounted returns.
         policy_loss_coef: Weight of the policy loss.
@@ -40,6 +43,7 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
     n_rollout_steps: int = bounded(100, ge=1)
     lr: float = bounded(0.0005, ge=0)
     adam_eps: float = bounded(1e-8, gt=0)
+    lr_schedule: str = "constant"
     gamma: float = bounded(0.98, gt=0, le=1)
     gae_lambda: float = bounded(1.0, ge=0, le=1)
     policy_loss_coef: float = bounded(1.0, ge=0)
@@ -49,3 +53,24 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
     device: str = "cpu"
     rollout_evaluator: Any = None
     target_reward: Optional[float] = None
+
+    def validate(self) -> None:
+        """Checks the keys (see :class:`AlgorithmConfig`) and that a ``linear`` schedule has an end.
+
+        Raises:
+            ConfigurationError: For a bad key, an unknown ``lr_schedule`` or ``linear`` without ``max_env_steps``.
+        """
+        super().validate()
+        if self.lr_schedule not in ("constant", "linear"):
+            raise ConfigurationError(f"algorithm.lr_schedule={self.lr_schedule!r} is unknown; use constant or linear")
+        if self.lr_schedule == "linear" and self.max_env_steps is None:
+            raise ConfigurationError(
+                "algorithm.lr_schedule=linear decays the learning rate to 0 at algorithm.max_env_steps, which is not "
+                "set; set algorithm.max_env_steps (e.g. 1000000) or algorithm.lr_schedule=constant"
+            )
+
+    def learning_rate(self, env_steps: int) -> float:
+        """The learning rate after ``env_steps`` env steps in total (see ``lr_schedule``)."""
+        if self.lr_schedule == "constant" or self.max_env_steps is None:
+            return self.lr
+        return self.lr * max(0.0, 1.0 - env_steps / self.max_env_steps)

@@ -111,6 +111,7 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
         if not self.guard.rollout_ok(rollout):
             return
         self._bar.set_postfix_str("update")
+        self.optimizer.lr = self.config.learning_rate(self.env_steps)
         batch = prepare_actor_critic_batch(rollout, self.model, self.config.gamma, self.config.gae_lambda)
         self._update(batch, burn_in)
         self.events.record(ActorCriticEvents.time_rollout, value=collected - start)

@@ -117,6 +117,7 @@ class IMPALA(ActorCritic):
             self.events.record(ImpalaEvents.time_actor_rollout, value=output.rollout_seconds)
             self.events.record(ImpalaEvents.policy_lag, value=self.actors.policy_version - output.policy_version)
         if self.guard.rollout_ok(rollout):
+            self.optimizer.lr = self.config.learning_rate(self.env_steps)
             self._update((rollout, behaviour_log_probs), burn_in)
             self.actors.broadcast_updated_policy(self.model.policy)
         end = time.perf_counter()
