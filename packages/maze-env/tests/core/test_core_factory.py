@@ -60,6 +60,14 @@ def test_misspelt_attribute_gets_a_suggestion() -> None:
         Factory(MazeEnv).instantiate({"_target_": "maze.env.GymMazeEvn", "env": "CartPole-v1"})
 
 
+def test_wrongly_cased_class_and_argument_names_get_the_right_suggestion() -> None:
+    with pytest.raises(ConfigurationError, match="has no attribute 'GYMMAZEENV'. Did you mean 'GymMazeEnv'"):
+        resolve_target("maze.env.GYMMAZEENV")
+    config = {"_target_": "maze.env.RandomPolicy", "action_spaces_dict": {}, "SEED": 3}
+    with pytest.raises(ConfigurationError, match=r"Unexpected: \['SEED'\]. Did you mean 'seed'\?"):
+        Factory(Policy).instantiate(config)
+
+
 def test_short_names_come_from_search_modules() -> None:
     assert resolve_target("GymMazeEnv", search_modules=("maze.env",)) is GymMazeEnv
     with pytest.raises(ConfigurationError, match="Did you mean 'GymMazeEnv'"):

@@ -96,6 +96,14 @@ def test_non_wrapper_class_is_rejected() -> None:
         WrapperFactory.wrap_from_config(GymMazeEnv("CartPole-v1"), {f"{__name__}.NotAWrapper": {}})
 
 
+def test_wrongly_cased_wrapper_and_argument_names_get_the_right_suggestion() -> None:
+    env = GymMazeEnv("CartPole-v1")
+    with pytest.raises(ConfigurationError, match="config key 'TIMELIMITWRAPPER'.*Did you mean 'TimeLimitWrapper'"):
+        WrapperFactory.wrap_from_config(env, {"TIMELIMITWRAPPER": {"max_episode_steps": 3}})
+    with pytest.raises(ConfigurationError, match=r"unexpected argument 'FACTOR' \(did you mean 'factor'\?\)"):
+        WrapperFactory.wrap_from_config(env, {f"{__name__}.ScaleReward": {"FACTOR": 0.5}})
+
+
 def test_bad_arguments_name_wrapper_argument_and_accepted_ones() -> None:
     env = GymMazeEnv("CartPole-v1")
     with pytest.raises(

@@ -22,7 +22,6 @@ action_space, temperature)`` and implement ``required_logits_shape(action_space)
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple, Optional, Union
 
@@ -36,6 +35,7 @@ from maze.distributions.gaussian import DiagonalGaussianProbabilityDistribution
 from maze.distributions.multi_categorical import MultiCategoricalProbabilityDistribution
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import resolve_target, to_plain_config
+from maze.env.utils.suggestions import close_matches
 
 __all__ = ["DEFAULT_DISTRIBUTIONS", "DistributionMapper", "DistributionMapperConfig"]
 
@@ -93,7 +93,7 @@ class DistributionMapper:
                 and rule.action_head not in heads
                 and rule.action_head not in other_action_heads
             ):
-                close = difflib.get_close_matches(rule.action_head, heads, n=1)
+                close = close_matches(rule.action_head, heads)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
                 raise ConfigurationError(
                     f"distribution_mapper_config[{rule.index}] names the action head {rule.action_head!r}, which the "

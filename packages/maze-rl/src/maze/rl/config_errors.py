@@ -9,13 +9,13 @@ with the line to add, taken from maze's own root configs.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from importlib.resources import files
 from typing import Optional
 
 from hydra.errors import HydraException, MissingConfigException
+from maze.env.utils.suggestions import close_matches
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, InterpolationKeyError, OmegaConfBaseException
 
@@ -178,8 +178,5 @@ def closest_match(word: str, candidates: Iterable[str]) -> Optional[str]:
     Returns:
         The candidate as spelled in ``candidates``.
     """
-    by_folded: dict[str, str] = {}
-    for candidate in candidates:
-        by_folded.setdefault(candidate.casefold(), candidate)
-    close = difflib.get_close_matches(word.casefold(), list(by_folded), n=1)
-    return by_folded[close[0]] if close else None
+    close = close_matches(word, candidates)
+    return close[0] if close else None

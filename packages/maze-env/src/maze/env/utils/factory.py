@@ -8,7 +8,6 @@ through unchanged and checks that the result has the expected type.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import inspect
 import os
@@ -19,6 +18,7 @@ from typing import Any, Generic, TypeVar, Union
 
 from maze.env.errors import ConfigurationError
 from maze.env.utils.compat_aliases import translate_documented_path
+from maze.env.utils.suggestions import close_matches
 from maze.env.utils.trust import (
     check_trusted_class_builds,
     check_trusted_path,
@@ -129,7 +129,7 @@ def _public_names(container: Any) -> list[str]:
 
 
 def _suggest(name: str, candidates: Sequence[str]) -> str:
-    close = difflib.get_close_matches(name, candidates, n=3)
+    close = close_matches(name, candidates, limit=3)
     return f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
 
 

@@ -12,13 +12,13 @@ Keys are dotted class paths or short names of the built-in wrappers exported by
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Mapping
 from typing import Any, Optional, Union
 
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import resolve_target, to_plain_config
+from maze.env.utils.suggestions import close_matches
 from maze.env.wrappers.wrapper import Wrapper
 
 __all__ = ["WrapperFactory"]
@@ -103,7 +103,7 @@ def _wrapper_arguments(name: str, wrapper_class: type[Wrapper], kwargs: Any) -> 
     if unexpected or missing:
         problems = []
         for key in unexpected:
-            close = difflib.get_close_matches(str(key), accepted, n=1)
+            close = close_matches(str(key), accepted)
             problems.append(f"unexpected argument {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         problems += [f"missing argument {key!r}" for key in missing]
         raise ConfigurationError(

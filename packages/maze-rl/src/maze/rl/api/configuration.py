@@ -18,13 +18,13 @@ like the command line, and puts dicts and built objects in their places:
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from maze.env.utils.suggestions import close_matches
 from maze.rl.api.utils import InvalidSpecificationError, RunMode
 from maze.rl.hydra_config import hydra_override, read_hydra_config
 from omegaconf import DictConfig, OmegaConf, open_dict
@@ -309,7 +309,7 @@ class ConfigurationLoader:
         parent_key, _, leaf = key.rpartition(".")
         parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
         if not isinstance(parent, DictConfig):
-            close = difflib.get_close_matches(parent_key, _all_keys(OmegaConf.to_container(cfg)), n=1)
+            close = close_matches(parent_key, _all_keys(OmegaConf.to_container(cfg)))
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise InvalidSpecificationError(f"overrides: the config has no {parent_key!r} for key {key!r}.{hint}")
         with open_dict(parent):

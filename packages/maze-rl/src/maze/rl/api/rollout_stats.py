@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 
 from maze.env.log_stats.log_stats import LogStats, LogStatsValue
+from maze.env.utils.suggestions import close_matches
 from maze.train.tensorboard import stats_tag
 
 __all__ = ["RolloutStats"]
@@ -33,7 +33,7 @@ class RolloutStats(Mapping[str, LogStatsValue]):
         try:
             return self._values[name]
         except KeyError:
-            close = difflib.get_close_matches(str(name), list(self._values), n=3)
+            close = close_matches(str(name), self._values, limit=3)
             hint = f"did you mean {close}?" if close else f"the names are {list(self._values)}"
             raise KeyError(f"the rollout statistics have no {name!r}; {hint}") from None
 

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
+from maze.env.utils.suggestions import close_matches
 from maze.rl.hpo.search_space import Choice, Interval, SearchSpace
 
 __all__ = ["AskTellOptimizer", "NevergradOptimizer", "OptunaOptimizer", "import_extra"]
@@ -72,9 +73,7 @@ class NevergradOptimizer(AskTellOptimizer):
         super().__init__(space, maximize, seed, budget, num_workers)
         ng = import_extra("nevergrad", "nevergrad")
         if optimizer not in ng.optimizers.registry:
-            import difflib
-
-            close = difflib.get_close_matches(optimizer, list(ng.optimizers.registry), n=3)
+            close = close_matches(optimizer, ng.optimizers.registry, limit=3)
             raise ConfigurationError(
                 f"hydra.sweeper.optim.optimizer={optimizer!r} is not a nevergrad optimizer"
                 + (f"; did you mean {', '.join(close)}?" if close else "")
