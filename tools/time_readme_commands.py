@@ -153,6 +153,12 @@ SCENARIOS = (
         " runner.initial_demonstration_trajectories.input_data=<rollout run dir>/trajectory_data",
         (("<rollout run dir>", "sacfd-record"),),
     ),
+    Scenario(
+        "compare-runs",
+        "packages/maze-viz/README.md",
+        "maze-compare-runs outputs/a/<run> outputs/b/<run> --metric eval_BaseEnvEvents/reward/mean --labels A B --out cmp.pdf",
+        (("outputs/a/<run>", "a2c-5"), ("outputs/b/<run>", "a2c-resume")),
+    ),
     *(
         Scenario(f"your-own-env-{index}", "README.md", command, workdir="examples/your_own_env")
         for index, command in enumerate(
