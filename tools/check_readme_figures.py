@@ -141,10 +141,23 @@ def check_figures(readme: Path, lines: list[str], results: Path, fix: bool) -> l
     return drifts
 
 
+def refuse_markers_in_code(readme: Path, lines: list[str]) -> None:
+    """Markers inside a fenced code block would be shown as text: refuse them."""
+    in_code = False
+    for index, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+        elif in_code and (TABLE_MARKER.search(line) or FIGURE_MARKER.search(line)):
+            raise FigureError(
+                f"{readme}:{index + 1}: a marker inside a code block is shown as text; quote the figure outside"
+            )
+
+
 def check_readme(readme: Path, results: Path = RESULTS, fix: bool = False) -> list[Drift]:
     """All drifted figures of one README; with ``fix`` the README is rewritten with the current results."""
     text = readme.read_text()
     lines = text.splitlines()
+    refuse_markers_in_code(readme, lines)
     drifts = check_tables(readme, lines, results, fix) + check_figures(readme, lines, results, fix)
     if fix and drifts:
         readme.write_text("\n".join(lines) + ("\n" if text.endswith("\n") else ""))

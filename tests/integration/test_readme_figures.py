@@ -87,6 +87,10 @@ def test_markers_quoted_in_code_are_documentation_not_markers(tmp_path: Path, re
             "no table with the header '| other | header |'",
         ),
         ("<!-- bench-table: train.md -->\n\ntext", "a bench-table marker must be followed by a table"),
+        (
+            "```bash\n# <!-- fig: train.json .2f ratios/0/value -->0.26\n```",
+            "a marker inside a code block is shown as text",
+        ),
     ],
 )
 def test_a_marker_that_cannot_be_checked_names_the_problem(
