@@ -1,8 +1,8 @@
 """Run the READMEs' documented commands with their documented budgets and record their wall times.
 
-Each scenario is a command exactly as a README writes it (``tests/integration/test_readme_figures.py``
+Each scenario is a command exactly as a README writes it (``tests/integration/test_readme_commands.py``
 checks that the text is in the README); ``<...>`` run directories are replaced by the run
-directories of the scenarios that produce them, and every ``maze-run`` gets
+directories of the scenarios that produce them, and a ``maze-run`` without a run directory gets
 ``hydra.run.dir=outputs/<scenario>``. The commands run one after another in a scratch directory,
 the way a user runs them (fresh processes, start-up, evaluations and exit included), from the
 active environment's ``maze-run`` and ``python``.
