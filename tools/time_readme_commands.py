@@ -9,9 +9,10 @@ active environment's ``maze-run`` and ``python``.
 
 Usage: ``python tools/time_readme_commands.py [--only NAME ...] [--out tools/readme_command_times.json]``.
 The JSON holds per scenario the wall time, the CPU time of the command's process tree (as far as
-its processes were waited for) and the 1-minute load average before and after; the READMEs quote
-the wall times with ``<!-- fig: tools/readme_command_times.json .0f <scenario>/wall_s -->``
-markers, so ``python tools/check_readme_figures.py --fix`` rewrites them after a new run.
+its processes were waited for), the 1-minute load average before and after and the figures the
+command printed (:data:`PRINTED`, e.g. its evaluations' mean returns). The READMEs quote them with
+markers such as ``<!-- fig: tools/readme_command_times.json .0f <scenario>/wall_s -->``, so
+``python tools/check_readme_figures.py --fix`` rewrites them after a new run.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import resource
 import shlex
 import shutil
@@ -202,6 +204,29 @@ def scenario_command(scenario: Scenario) -> list[str]:
     return [executable, *args[1:]]
 
 
+STATISTIC = re.compile(
+    r"^\s*\d+\|(?P<prefix>eval|rollout_stats)\s+(?P<topic>\S+)\s+(?P<event>\S+)\s+(?P<key>\S+)\s+\|\s+(?P<value>-?[\d.]+)\s*$"
+)
+PRINTED = {
+    ("eval", "BaseEnvEvents", "reward", "mean"): "eval_reward_means",
+    ("eval", "ImitationEvents", "discrete_accuracy", "0/action"): "eval_accuracies",
+    ("rollout_stats", "BaseEnvEvents", "reward", "mean"): "rollout_reward_means",
+    ("rollout_stats", "BaseEnvEvents", "kpi", "mean/sort_accuracy"): "rollout_sort_accuracies",
+}
+"""Statistics rows of the console tables kept in the results: (prefix, topic, event, key) -> results key."""
+
+
+def printed_statistics(stdout: str) -> dict[str, list[float]]:
+    """The values of the :data:`PRINTED` rows the command printed, in order (e.g. one evaluation per epoch)."""
+    values: dict[str, list[float]] = {}
+    for line in stdout.splitlines():
+        row = STATISTIC.match(line)
+        name = row and PRINTED.get((row["prefix"], row["topic"], row["event"], row["key"]))
+        if name:
+            values.setdefault(name, []).append(float(row["value"]))
+    return values
+
+
 def children_cpu_seconds() -> float:
     """User + system CPU seconds of this process's waited-for children so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -227,6 +252,7 @@ def run_scenario(scenario: Scenario, scratch: Path) -> dict[str, object]:
         "load_before": round(load_before, 2),
         "load_after": round(os.getloadavg()[0], 2),
         "last_line": (result.stdout.strip().splitlines() or [""])[-1][:300],
+        **printed_statistics(result.stdout),
     }
 
 
