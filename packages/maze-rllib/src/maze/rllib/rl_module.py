@@ -71,7 +71,7 @@ class MazeRLModule(TorchRLModule, ValueFunctionAPI, TargetNetworkAPI):
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """The flat action logits ``[B, n]`` of the observations ``batch[Columns.OBS]``."""
-        return {Columns.ACTION_DIST_INPUTS: self._policy_output(batch)[0]}
+        return {Columns.ACTION_DIST_INPUTS: self._flat_logits(self.maze_model.policy, batch)}
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """The flat action logits and the policy's shared embeddings (key -> ``[B, ...]``, for the critic)."""
@@ -103,8 +103,11 @@ class MazeRLModule(TorchRLModule, ValueFunctionAPI, TargetNetworkAPI):
 
     def forward_target(self, batch: dict[str, Any]) -> dict[str, Any]:
         """The target policy's flat action logits ``[B, n]``."""
-        logits = self.target_policy.compute_logits_dict(batch[Columns.OBS], self.actor_id)
-        return {TARGET_NETWORK_ACTION_DIST_INPUTS: self.heads.flatten(logits)}
+        return {TARGET_NETWORK_ACTION_DIST_INPUTS: self._flat_logits(self.target_policy, batch)}
+
+    def _flat_logits(self, policy: Any, batch: dict[str, Any]) -> torch.Tensor:
+        """The flat action logits ``[B, n]`` of ``policy`` (the Maze policy or its target copy) for the batch."""
+        return self.heads.flatten(policy.compute_logits_dict(batch[Columns.OBS], self.actor_id))
 
     def _policy_output(self, batch: dict[str, Any]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Flat action logits ``[B, n]`` and shared embeddings of the batch's observations."""
