@@ -91,6 +91,9 @@ def build_actor_critic(env: LogStatsWrapper) -> TorchActorCritic:
 
 def train(algorithm: str, n_epochs: int, out_dir: Path, seed: int = 0) -> float:
     """Trains for ``n_epochs`` and returns the best evaluation return (mean of 8 deterministic episodes)."""
+    # One intra-op thread, as maze's training runners use (runner.cpu_threads: 1): torch's default of one
+    # thread per core makes these small networks slower, much slower on a busy machine.
+    torch.set_num_threads(1)
     torch.manual_seed(seed)
     env = cartpole_env_factory()
     model = build_actor_critic(env)
