@@ -21,7 +21,11 @@ from hydra import compose, initialize_config_module
 from omegaconf import DictConfig
 
 ROOT = Path(__file__).resolve().parents[2]
-READMES = [ROOT / "README.md", *sorted(ROOT.glob("packages/*/README.md"))]
+READMES = [
+    ROOT / "README.md",
+    *sorted(ROOT.glob("packages/*/README.md")),
+    ROOT / "examples" / "cutting_2d" / "README.md",
+]
 BASH_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
 MAZE_ROOTS = {
     path.name.removesuffix(".yaml") for path in resources.files("maze.conf").iterdir() if path.name.endswith(".yaml")
