@@ -115,16 +115,14 @@ class BCTrainer(ResumableTrainer):
         while self.epochs_done < limit:
             start = time.perf_counter()
             self.guard.epoch = self.epochs_done
-            try:
-                for batch in self.data.minibatches(self.config.batch_size, self._generator):
-                    self._update(batch)
-                    self.iterations += 1
-                    if every and self.iterations % every == 0:
-                        budget.train_seconds += time.perf_counter() - start
-                        self.evaluate()
-                        start = time.perf_counter()
-            finally:
-                budget.train_seconds += time.perf_counter() - start
+            for batch in self.data.minibatches(self.config.batch_size, self._generator):
+                self._update(batch)
+                self.iterations += 1
+                if every and self.iterations % every == 0:
+                    budget.train_seconds += time.perf_counter() - start
+                    self.evaluate()
+                    start = time.perf_counter()
+            budget.train_seconds += time.perf_counter() - start
             self.epochs_done += 1
             if not (every and self.iterations % every == 0):
                 self.evaluate()
