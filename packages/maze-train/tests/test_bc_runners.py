@@ -19,7 +19,7 @@ from maze.env.trajectory_recording import SimpleTrajectoryRecordingSetup
 from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
 from maze.perception.serialization import load_state_dict_file
 from maze.train.tensorboard import read_scalars
-from maze.train.trainers.imitation import BCDevRunner, BCLocalRunner
+from maze.train.trainers.imitation import BCDevRunner, BCLocalRunner, bc_runners
 from test_runners import CARTPOLE, VECTOR_OBS_WRAPPERS, job_config, set_up
 from train_test_support import packaged_config, small_model_config
 
@@ -139,7 +139,11 @@ def test_local_runner_evaluates_cheap_envs_in_process_and_others_in_workers(
         patch.chdir(tmp_path)
         runner = BCLocalRunner(dataset, trainer_class=BC)
         runner.setup(cfg)
-        assert runner.eval_env_placement(4) == (4, False)  # CartPole steps faster than a worker round trip
+        # placement follows the measured step time (patched: a busy machine can time CartPole as slow)
+        patch.setattr(bc_runners, "measure_step_seconds", lambda env: 2e-5)  # CartPole's on an idle machine
+        assert runner.eval_env_placement(4) == (4, False)
+        patch.setattr(bc_runners, "measure_step_seconds", lambda env: 0.01)  # a slow simulator
+        assert runner.eval_env_placement(4) == (4, True)
         runner.run()
     assert (tmp_path / "state_dict.pt").is_file()
 
