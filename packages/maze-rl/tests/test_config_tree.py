@@ -13,13 +13,16 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-ALGORITHM_KEYS = {
+BUDGET_KEYS = {"max_env_steps", "max_seconds"}
+ALGORITHM_KEYS = BUDGET_KEYS | {
     "n_epochs",
     "epoch_length",
     "patience",
     "critic_burn_in_epochs",
     "n_rollout_steps",
     "lr",
+    "adam_eps",
+    "lr_schedule",
     "gamma",
     "gae_lambda",
     "policy_loss_coef",
@@ -31,7 +34,7 @@ ALGORITHM_KEYS = {
     "rollout_evaluator",
 }
 PPO_ONLY_KEYS = {"batch_size", "n_optimization_epochs", "clip_range"}
-ES_KEYS = {
+ES_KEYS = BUDGET_KEYS | {
     "n_rollouts_per_update",
     "n_timesteps_per_update",
     "n_epochs",
@@ -217,6 +220,7 @@ def test_every_algorithm_runner_file_is_reachable() -> None:
 
 BC_KEYS = {
     "n_epochs",
+    "max_seconds",
     "optimizer",
     "device",
     "batch_size",
