@@ -118,4 +118,5 @@ def test_sigterm_ends_a_training_run_like_ctrl_c_naming_what_was_saved_and_how_t
         f"input_dir={run_dir}"
     ) in printed
     assert printed.count("Interrupted (") == 1 and "Traceback" not in printed
+    assert training_summary(run_dir)["stop_reason"] == "interrupted (Terminated)"
     assert not list(run_dir.glob("*.tmp*"))

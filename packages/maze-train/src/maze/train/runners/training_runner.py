@@ -28,7 +28,7 @@ from maze.perception.models.base_model_composer import BaseModelComposer, build_
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
-from maze.rollout.runner import Runner
+from maze.rollout.runner import Runner, outputs_note
 from maze.train.bounds import Bounds
 from maze.train.distributed.subproc_actors import start_fork_server
 from maze.train.evaluators.background import BackgroundEvaluation
@@ -354,7 +354,7 @@ class TrainingRunner(Runner):
         print(
             f"Training stopped: {result.stop_reason}. {result.env_steps} env steps{sub_steps} "
             f"in {result.train_seconds:.1f}s "
-            f"of training; best evaluation score {result.best_reward:.3f}. Outputs: {self.run_dir} ({summary.name})"
+            f"of training; best evaluation score {result.best_reward:.3f}. {outputs_note(self.run_dir, [summary.name])}"
         )
         return result.best_reward
 

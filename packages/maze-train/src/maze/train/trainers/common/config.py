@@ -19,7 +19,6 @@ signatures with ``typing.Annotated``: ``step_size: Annotated[float, Bounds(ge=0)
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import Annotated, Any, Optional, TypeVar, Union
 
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import resolve_target, to_plain_config
+from maze.env.utils.suggestions import close_matches
 from maze.train.bounds import Bounds
 
 __all__ = ["AlgorithmConfig", "Bounds", "bounded", "validate_target_config"]
@@ -87,9 +87,7 @@ class AlgorithmConfig:
         unknown = [key for key in values if key not in fields]
         if unknown:
             hints = [
-                f"{key!r} (did you mean {match[0]!r}?)"
-                if (match := difflib.get_close_matches(key, fields, 1))
-                else repr(key)
+                f"{key!r} (did you mean {match[0]!r}?)" if (match := close_matches(key, fields)) else repr(key)
                 for key in unknown
             ]
             raise ConfigurationError(f"{cls.__name__} has no key {', '.join(hints)}; its keys are {', '.join(fields)}")

@@ -19,6 +19,7 @@ from maze.rollout.datasets import (
     random_split,
     resolve_data_paths,
 )
+from maze.rollout.runner import outputs_note
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.env_factory import (
     MAX_AUTO_EVAL_ENVS,
@@ -207,7 +208,7 @@ class BCRunner(TrainingRunner):
             print(
                 f"Training stopped: {result.stop_reason}. {samples} samples in {result.train_seconds:.1f}s of training "
                 f"({samples / max(result.train_seconds, 1e-9):,.0f} samples/s); best score {result.best_reward:.5f}. "
-                f"Outputs: {self.run_dir} ({summary.name})"
+                f"{outputs_note(self.run_dir, [summary.name])}"
             )
             return result.best_reward
         finally:
