@@ -1,7 +1,7 @@
 """Every ``maze-run`` command in the READMEs composes, and every one that trains has a budget.
 
-A training command without ``algorithm.n_epochs`` (in the command or in its experiment config)
-runs until ``patience`` epochs bring no better evaluation, or forever for ES: minutes to hours
+A training command without a budget (``algorithm.n_epochs``, ``max_env_steps`` or ``max_seconds``,
+in the command or in its experiment config) runs until ``patience`` epochs bring no better evaluation, or forever for ES: minutes to hours
 for a newcomer who copied it. The commands are composed with Hydra as ``maze-run`` would, without
 running them (their runs are covered by the CLI tests and the benchmarks).
 """
@@ -80,7 +80,10 @@ def test_the_readmes_document_training_and_rollout_commands() -> None:
 def test_every_documented_command_composes_and_has_a_budget(command: str) -> None:
     cfg = compose_command(COMMANDS[command])
     if "algorithm" in cfg:
-        assert cfg.algorithm.n_epochs > 0, f"{command}: no algorithm.n_epochs, so it trains until patience or forever"
+        budgets = [cfg.algorithm.get(key) for key in ("n_epochs", "max_env_steps", "max_seconds")]
+        assert any(budgets), (
+            f"{command}: no n_epochs, max_env_steps or max_seconds, so it trains until patience or forever"
+        )
     else:
         assert cfg.runner.n_episodes > 0, command
 
