@@ -14,6 +14,7 @@ from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
 from maze.env.testing.fake_envs import build_multi_agent_env
 from maze.env.utils import files
+from maze.env.utils.spaces import ordered_dict_space
 from maze.perception.checkpoint import SerializedTorchPolicy, load_checkpoint, save_checkpoint
 from maze.perception.models import SpacesConfig, build_model_composer
 from maze.perception.serialization import load_state_dict_file, save_state_dict
@@ -117,18 +118,15 @@ def test_mismatching_spaces_give_a_clear_error(tmp_path: Path) -> None:
 def test_spaces_config_round_trips_as_yaml_and_json(tmp_path: Path) -> None:
     config = SpacesConfig(
         action_spaces_dict={
-            0: spaces.Dict(
-                {"c": spaces.MultiBinary(5), "a": spaces.Discrete(3, start=1), "b": spaces.MultiDiscrete([2, 4])},
-                sort_keys=False,
+            0: ordered_dict_space(
+                {"c": spaces.MultiBinary(5), "a": spaces.Discrete(3, start=1), "b": spaces.MultiDiscrete([2, 4])}
             ),
             "place": spaces.Dict(
                 {"p": spaces.Box(np.array([-1.0, 0.0], np.float32), np.array([1.0, 2.0], np.float32), dtype=np.float32)}
             ),
         },
         observation_spaces_dict={
-            0: spaces.Dict(
-                [("x", spaces.Box(-np.inf, np.inf, (2, 3), np.float32)), ("w", spaces.Discrete(2))], sort_keys=False
-            ),
+            0: spaces.Dict([("x", spaces.Box(-np.inf, np.inf, (2, 3), np.float32)), ("w", spaces.Discrete(2))]),
             "place": spaces.Dict({"y": spaces.Box(0, 255, (3, 4, 4), np.uint8)}),
         },
         agent_counts_dict={0: 2, "place": 1},
@@ -162,7 +160,7 @@ ORDER_MODEL = {
 def test_unsorted_observation_keys_keep_their_order_through_a_checkpoint(tmp_path: Path) -> None:
     torch.manual_seed(0)
     box = spaces.Box(-1, 1, (3,), np.float32)
-    observation_space = spaces.Dict([("b", box), ("a", spaces.Box(-1, 1, (2,), np.float32))], sort_keys=False)
+    observation_space = spaces.Dict([("b", box), ("a", spaces.Box(-1, 1, (2,), np.float32))])
     spaces_config = SpacesConfig(
         {0: spaces.Dict({"action": spaces.Box(-1, 1, (1,), np.float32)})}, {0: observation_space}, {0: 1}
     )

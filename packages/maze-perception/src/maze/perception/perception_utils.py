@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from maze.env.errors import ConfigurationError
+from maze.env.utils.spaces import ordered_dict_space
 
 __all__ = [
     "Q_VALUE_KEY",
@@ -127,7 +128,7 @@ def flatten_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
                     "rename one of them or use stack_and_flatten_spaces"
                 )
             merged[key] = space
-    return spaces.Dict(merged, sort_keys=False)
+    return ordered_dict_space(merged)
 
 
 def common_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
@@ -143,7 +144,7 @@ def common_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
             f"no key is common to all of the dict spaces {[list(space.spaces) for space in dict_spaces]}; a shared "
             "critic needs such keys (or stack_observations=True, or one critic per sub-step)"
         )
-    return flatten_spaces(spaces.Dict([(key, space[key]) for key in keys], sort_keys=False) for space in dict_spaces)
+    return flatten_spaces(spaces.Dict([(key, space[key]) for key in keys]) for space in dict_spaces)
 
 
 def stack_and_flatten_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
@@ -171,7 +172,7 @@ def stack_and_flatten_spaces(dict_spaces: Iterable[spaces.Dict]) -> spaces.Dict:
             high=np.stack([part.high for part in parts]),
             dtype=parts[0].dtype,
         )
-    return spaces.Dict(merged, sort_keys=False)
+    return ordered_dict_space(merged)
 
 
 _FLOAT32 = np.dtype(np.float32)

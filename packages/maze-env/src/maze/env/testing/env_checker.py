@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 import numpy as np
+from gymnasium import error as gym_error
 from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from gymnasium.utils.env_checker import check_space_limit, data_equivalence
@@ -119,7 +120,7 @@ def _run_gymnasium_checker(env: Any) -> None:
         warnings.filterwarnings("ignore", message=_WRAPPED_ENV_WARNING)
         try:
             gym_check_env(env, skip_render_check=True)
-        except AssertionError as error:
+        except (AssertionError, gym_error.Error) as error:  # gymnasium raises both for a failed check
             raise AssertionError(f"check_env [gymnasium check_env] failed: {error}") from error
 
 

@@ -1,15 +1,27 @@
-"""Helpers for collections kept per sub-step key: action spaces, flat policies and the like."""
+"""Helpers for spaces and for collections kept per sub-step key: action spaces, flat policies and the like."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional, Protocol, TypeVar
 
+from gymnasium import spaces
 from maze.env.core.actor import ActorID, StepKeyType
 
-__all__ = ["seed_spaces", "entry_of_actor"]
+__all__ = ["seed_spaces", "entry_of_actor", "ordered_dict_space"]
 
 T = TypeVar("T")
+
+
+def ordered_dict_space(items: Mapping[str, spaces.Space]) -> spaces.Dict:
+    """A ``gymnasium.spaces.Dict`` that keeps the keys in the order of ``items`` (gymnasium sorts plain dicts).
+
+    Maze keeps observation keys in the order the env (or a wrapper) declares them. Gymnasium
+    sorts the keys of a plain dict; ``sort_keys=False`` exists only from gymnasium 1.3 on,
+    while an ``OrderedDict`` keeps its order in every gymnasium 1.x (ray[rllib] pins 1.2.2).
+    """
+    return spaces.Dict(OrderedDict(items))
 
 
 class _Seedable(Protocol):

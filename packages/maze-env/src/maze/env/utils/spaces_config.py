@@ -20,6 +20,7 @@ from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.files import atomic_write_bytes
+from maze.env.utils.spaces import ordered_dict_space
 
 __all__ = ["SpacesConfig", "space_from_data", "space_to_data"]
 
@@ -89,7 +90,7 @@ def space_from_data(data: Mapping[str, Any]) -> spaces.Space:
             return spaces.MultiBinary(data["n"])
         if kind == "Dict":
             items = [(key, space_from_data(sub)) for key, sub in data["spaces"].items()]
-            return spaces.Dict(items, sort_keys=False)
+            return ordered_dict_space(items)
     except (KeyError, TypeError, ValueError) as error:
         raise ConfigurationError(f"malformed space data {dict(data)!r}: {error!r}") from None
     raise ConfigurationError(f"unknown space type {kind!r} in spaces data; expected Box, Discrete, ... or Dict")

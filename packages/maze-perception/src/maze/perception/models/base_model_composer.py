@@ -13,6 +13,7 @@ from maze.distributions import DistributionMapper, DistributionMapperConfig
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType, Factory, resolve_target, to_plain_config
+from maze.env.utils.spaces import ordered_dict_space
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.perception.agent.torch_model import network_name
 from maze.perception.agent.torch_policy import TorchPolicy
@@ -156,7 +157,7 @@ class BaseModelComposer(ABC):
         for step_key, space in self.observation_spaces_dict.items():
             shapes = embeddings(step_key) if embeddings is not None else {}
             extra = {key: spaces.Box(-np.inf, np.inf, shape=shape, dtype=np.float32) for key, shape in shapes.items()}
-            result[step_key] = spaces.Dict({**space.spaces, **extra}, sort_keys=False)
+            result[step_key] = ordered_dict_space({**space.spaces, **extra})
         return result
 
     def torch_policy(self, device: Union[str, torch.device] = "cpu") -> TorchPolicy:

@@ -18,6 +18,7 @@ from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType, Factory, resolve_target, to_plain_config
 from maze.env.utils.finite import NonFiniteValueError, find_non_finite
+from maze.env.utils.spaces import ordered_dict_space
 from maze.env.wrappers._shared import check_config_keys, instantiate_for_space
 from maze.env.wrappers.normalization.statistics_io import (
     NormalizationStatisticsType,
@@ -204,12 +205,11 @@ class ObservationNormalizationWrapper(ObservationWrapper):
         self._missing = tuple(key for key, strategy in self._strategies.items() if not strategy.is_initialized())
         strategies = self._strategies
         self._observation_spaces_dict = {
-            step_key: spaces.Dict(
+            step_key: ordered_dict_space(
                 {
                     key: strategies[key].normalized_space(sub_space) if key in strategies else sub_space
                     for key, sub_space in space.spaces.items()
-                },
-                sort_keys=False,
+                }
             )
             for step_key, space in self.env.observation_spaces_dict.items()
         }

@@ -9,6 +9,7 @@ from gymnasium import spaces
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import Factory, to_plain_config
+from maze.env.utils.spaces import ordered_dict_space
 from maze.env.wrappers._shared import instantiate_for_space
 from maze.env.wrappers.preprocessing.preprocessors.base import PreProcessor
 from maze.env.wrappers.wrapper import ObservationWrapper
@@ -83,7 +84,7 @@ class PreProcessingWrapper(ObservationWrapper):
                 pipeline.append(step)
                 used[index] = True
             self._pipelines[step_key] = pipeline
-            self._observation_spaces_dict[step_key] = spaces.Dict(sub_spaces, sort_keys=False)
+            self._observation_spaces_dict[step_key] = ordered_dict_space(sub_spaces)
         _check_all_used(entries, used, env.observation_spaces_dict)
         self._only_pipeline: Optional[list[_Step]] = (
             next(iter(self._pipelines.values())) if len(self._pipelines) == 1 else None
