@@ -7,10 +7,13 @@ mean of at least 475 (budget 200,000 env steps).
 
 * Maze on RLlib: ``maze-run -cn conf_rllib rllib/algorithm=ppo model=vector_obs`` (Maze env,
   Maze template model and action distributions, RLlib's PPO; sampling in the driver).
+* Maze env on RLlib: the same with ``model=rllib`` and RLlib's tuned CartPole model (the network of the
+  plain run), so that the rates compare the Maze env and evaluation path alone.
 * plain RLlib: the same PPO settings, RLlib's tuned CartPole model (:mod:`tools.bench.rllib_cartpole`).
 * maze PPO: ``+experiment=cartpole_ppo_fast`` with ``runner=dev``.
 
-Target: Maze's wrapping costs at most 1.2× plain RLlib's env-steps/s (plain rate / Maze-on-RLlib rate).
+Target: Maze's wrapping costs at most 1.2× plain RLlib's env-steps/s (plain rate / Maze-env-on-RLlib rate,
+same network); the Maze model's cost is reported beside it.
 """
 
 from __future__ import annotations
@@ -29,21 +32,33 @@ __all__ = ["main", "run"]
 
 TOOLS = {
     "maze_rllib": "maze-run -cn conf_rllib PPO (Maze env + model on RLlib)",
+    "maze_env_rllib": "maze-run -cn conf_rllib PPO, model=rllib (Maze env, RLlib's tuned model)",
     "rllib": "plain RLlib PPO (tuned CartPole model)",
     "ppo": "maze-run PPO (fast experiment)",
 }
 COST_TARGET = 1.2
 
 
-def maze_rllib_command(executable: str, seed: int, run_dir: Path) -> list[str]:
-    """The Maze-on-RLlib run of a seed."""
+RLLIB_TUNED_MODEL = (
+    "model=rllib",
+    "model.fcnet_hiddens=[32]",
+    "model.fcnet_activation=linear",
+    "model.vf_share_layers=true",
+)
+"""``model=rllib`` with RLlib's tuned CartPole model (:data:`tools.bench.rllib_cartpole.MODEL`)."""
+
+
+def maze_rllib_command(
+    executable: str, seed: int, run_dir: Path, model: tuple[str, ...] = ("model=vector_obs",)
+) -> list[str]:
+    """The Maze-on-RLlib run of a seed (``model``: the model overrides)."""
     return [
         executable,
         "-cn",
         "conf_rllib",
         "env.name=CartPole-v1",
         "rllib/algorithm=ppo",
-        "model=vector_obs",
+        *model,
         f"seeding.env_base_seed={seed}",
         f"seeding.agent_base_seed={seed}",
         f"algorithm.target_reward={TARGET_REWARD}",
@@ -59,14 +74,17 @@ def run(seeds: tuple[int, ...]) -> list[RunResult]:
     executable = maze_run_executable()
 
     def commands(seed: int, work_dir: Path) -> Commands:
-        rllib_dir, plain_out, ppo_dir = (
+        rllib_dir, env_dir, plain_out, ppo_dir = (
             work_dir / f"maze-rllib-{seed}",
+            work_dir / f"maze-env-rllib-{seed}",
             work_dir / f"rllib-{seed}.json",
             work_dir / f"ppo-{seed}",
         )
+        env_only = maze_rllib_command(executable, seed, env_dir, RLLIB_TUNED_MODEL)
         plain = [sys.executable, "-m", "tools.bench.rllib_cartpole", "--seed", str(seed), "--out", str(plain_out)]
         return {
             "maze_rllib": (maze_rllib_command(executable, seed, rllib_dir), rllib_dir / "training_summary.json"),
+            "maze_env_rllib": (env_only, env_dir / "training_summary.json"),
             "rllib": (plain, plain_out),
             "ppo": (maze_command(executable, seed, ppo_dir), ppo_dir / "training_summary.json"),
         }
@@ -77,8 +95,9 @@ def run(seeds: tuple[int, ...]) -> list[RunResult]:
 def markdown(title: str, results: list[RunResult], command: str) -> str:
     """The per-tool table, the wrapping cost against plain RLlib and the per-run table."""
     tools = summarize_tools(results, TOOLS)
-    maze_rllib, plain = tools["maze_rllib"], tools["rllib"]
-    rates = rate_ratio(plain, maze_rllib)
+    maze_rllib, maze_env, plain = tools["maze_rllib"], tools["maze_env_rllib"], tools["rllib"]
+    rates = rate_ratio(plain, maze_env)
+    model_rates = rate_ratio(plain, maze_rllib)
     times = time_ratio(maze_rllib, plain)
     met = rates is not None and rates <= COST_TARGET
     lines = [
@@ -88,8 +107,10 @@ def markdown(title: str, results: list[RunResult], command: str) -> str:
         "",
         "| Maze on RLlib vs plain RLlib | ratio | target | met |",
         "|---|---:|---|---|",
-        f"| wrapping cost: plain env-steps/s / Maze-on-RLlib env-steps/s | "
+        f"| wrapping cost (same network): plain env-steps/s / Maze-env-on-RLlib env-steps/s | "
         f"{'—' if rates is None else f'{rates:.2f}×'} | ≤ {COST_TARGET}× | {'yes' if met else '**no**'} |",
+        f"| with the Maze model: plain env-steps/s / Maze-on-RLlib env-steps/s | "
+        f"{'—' if model_rates is None else f'{model_rates:.2f}×'} | — | — |",
         f"| time to solve, Maze on RLlib / plain RLlib | {'—' if times is None else f'{times:.2f}×'} | — | — |",
         "",
         *per_run_table(results),
@@ -97,10 +118,10 @@ def markdown(title: str, results: list[RunResult], command: str) -> str:
         f"Time to solve: wall time of the whole command until the first deterministic evaluation with a mean return "
         f"≥ {TARGET_REWARD} over {EVAL_EPISODES} episodes (∞: not solved within {MAX_ENV_STEPS:,} env steps for the "
         "RLlib runs). Env-steps/s: env steps / seconds in RLlib's training iterations (sampling and learning; "
-        "evaluation excluded). Both RLlib runs sample in the driver process (num_env_runners=0) with the same PPO "
-        "settings; the Maze run's model is the vector_obs template model (128-unit tanh layers, separate critic), "
-        "plain RLlib's its tuned CartPole model (32 linear units, shared value layers). Each RLlib run starts its own "
-        "local Ray (included in the wall time). `OMP_NUM_THREADS=1`.",
+        "evaluation excluded). All RLlib runs sample in the driver process (num_env_runners=0) with the same PPO "
+        "settings; the Maze model is the vector_obs template model (128-unit tanh layers, separate critic), the "
+        "model=rllib run and plain RLlib use RLlib's tuned CartPole model (32 linear units, shared value layers). "
+        "Each RLlib run starts its own local Ray (included in the wall time). `OMP_NUM_THREADS=1`.",
         "",
         f"Maze-on-RLlib command (seed 0): `{command}`",
         "",
