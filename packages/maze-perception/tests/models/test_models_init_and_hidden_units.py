@@ -111,6 +111,10 @@ def test_hidden_units_sets_the_dense_layers_from_observation_to_latent(hidden_un
     [
         ({"hidden_units": []}, r"model.hidden_units=\[\] needs at least one positive layer size"),
         ({"hidden_units": [64, 0]}, "needs at least one positive layer size"),
+        ({"hidden_units": 64}, r"model.hidden_units=64 must be a list of layer sizes, e.g. \[64\]"),
+        ({"hidden_units": "64"}, r"model.hidden_units='64' must be a list of layer sizes"),
+        ({"hidden_units": [64, 32.5]}, r"model.hidden_units=\[64, 32.5\] must be a list of layer sizes"),
+        ({"hidden_units": [True]}, "must be a list of layer sizes"),
         (
             {"hidden_units": [64, 64], "builder_modality_config": {"feature": {"block_type": "DenseBlock"}}},
             "is no DenseBlock; give one size or configure modality_config.hidden",

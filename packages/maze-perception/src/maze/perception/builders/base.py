@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Optional
@@ -149,9 +150,13 @@ def with_hidden_units(builder_config: Mapping[str, Any], hidden_units: Sequence[
         A changed copy of ``builder_config``.
 
     Raises:
-        ConfigurationError: For no sizes, no dense observation modality, or more than one size
-            without a dense ``hidden`` preset.
+        ConfigurationError: For no list of integer sizes (e.g. a single number), no sizes, no dense
+            observation modality, or more than one size without a dense ``hidden`` preset.
     """
+    is_list = isinstance(hidden_units, Sequence) and not isinstance(hidden_units, (str, bytes))
+    if not is_list or not all(_is_size(size) for size in hidden_units):
+        example = [hidden_units] if _is_size(hidden_units) else [64, 64]
+        raise ConfigurationError(f"model.hidden_units={hidden_units!r} must be a list of layer sizes, e.g. {example}")
     sizes = [int(size) for size in hidden_units]
     if not sizes or min(sizes) < 1:
         raise ConfigurationError(f"model.hidden_units={list(hidden_units)!r} needs at least one positive layer size")
@@ -186,3 +191,8 @@ def with_hidden_units(builder_config: Mapping[str, Any], hidden_units: Sequence[
         modalities["hidden"] = {}
     config["modality_config"] = modalities
     return config
+
+
+def _is_size(value: Any) -> bool:
+    """Whether ``value`` is an integer layer size (``True`` and ``32.5`` are not)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
