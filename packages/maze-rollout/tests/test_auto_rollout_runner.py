@@ -130,3 +130,20 @@ def test_cores_busy_with_other_processes_are_not_counted(
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
     assert usable_cores() == free  # the load less this process's own share
+
+
+@pytest.mark.usefixtures("clocked", "no_workers")
+def test_the_pickling_probe_counts_as_start_up_not_as_episode_time(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probe = AutoRolloutRunner._can_use_workers
+
+    def slow_probe(self: AutoRolloutRunner, job: Any) -> bool:
+        CLOCK.now += 10.0  # a large env instance: pickling it takes 10 s
+        return probe(self, job)
+
+    monkeypatch.setattr(AutoRolloutRunner, "_can_use_workers", slow_probe)
+    monkeypatch.setattr(SlowPolicy, "seconds", 0.001)  # the episodes themselves are fast
+    runner = AutoRolloutRunner(n_episodes=20, max_episode_steps=10, record_trajectory=False)
+    runner.run_with(CARTPOLE, None, SlowPolicy)
+    assert stats_value(runner.last_stats, BaseEnvEvents.reward, "episode_count") == 20

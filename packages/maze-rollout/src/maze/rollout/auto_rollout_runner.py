@@ -52,9 +52,9 @@ class AutoRolloutRunner(ParallelRolloutRunner):
     The rule: episodes run one after the other in the main process (like ``runner=sequential``)
     while the runner measures the seconds per episode. After each episode it estimates the
     remaining sequential time ``T`` and the start-up of workers ``S`` (:func:`worker_startup_seconds`:
-    :data:`WORKER_STARTUP_S`, plus the time this process took to build the env and the policy,
-    which every worker repeats, plus :data:`TORCH_IMPORT_S` when this process has imported
-    torch); with ``p`` workers (at most ``n_processes``, the cores other processes leave free
+    :data:`WORKER_STARTUP_S`, plus the time this process took to pickle the job (checking that it
+    can go to workers) and to build the env and the policy, which every worker repeats, plus
+    :data:`TORCH_IMPORT_S` when this process has imported torch); with ``p`` workers (at most ``n_processes``, the cores other processes leave free
     (:func:`usable_cores`) and the remaining episodes) the rest goes to the workers when
     ``S + T / p < T`` (:func:`pays_to_parallelize`). Small jobs thus never start a process, and
     with one free core nothing is ever parallel. A job that cannot go to workers (an
@@ -98,6 +98,7 @@ class AutoRolloutRunner(ParallelRolloutRunner):
         if first_episode != 0:
             raise ValueError(f"AutoRolloutRunner starts at episode 0, got first_episode={first_episode}")
         n_episodes = len(env_seeds)
+        progress.begin_startup()  # the pickling probe is start-up (workers unpickle the job too), not episode time
         movable = self._can_use_workers(job)
         workers = 1
 
