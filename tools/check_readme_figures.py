@@ -14,8 +14,9 @@ result it comes from:
   documented commands' wall times of ``tools/time_readme_commands.py``:
   ``<!-- fig: tools/readme_command_times.json .0f quick-start/wall_s -->``.
 
-Usage: ``python tools/check_readme_figures.py [--fix] [README ...]`` (default: README.md and
-packages/*/README.md). Exits 1 and names file, line and both values for every drifted figure.
+Usage: ``python tools/check_readme_figures.py [--fix] [README ...]`` (default: README.md,
+packages/*/README.md, packages/*/docs/*.md and examples/*/README.md). Exits 1 and names file,
+line and both values for every drifted figure.
 Standard library only, so it runs in the ``lint`` session without the packages installed.
 """
 
@@ -165,8 +166,9 @@ def check_readme(readme: Path, results: Path = RESULTS, fix: bool = False) -> li
 
 
 def default_readmes() -> list[Path]:
-    """README.md and every package README."""
-    return [ROOT / "README.md", *sorted(ROOT.glob("packages/*/README.md"))]
+    """README.md, every package README and guide, and every example README."""
+    patterns = ("packages/*/README.md", "packages/*/docs/*.md", "examples/*/README.md")
+    return [ROOT / "README.md", *sorted(path for pattern in patterns for path in ROOT.glob(pattern))]
 
 
 def main(argv: list[str] | None = None) -> int:

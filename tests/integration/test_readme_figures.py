@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -102,3 +103,17 @@ def test_a_marker_that_cannot_be_checked_names_the_problem(
 
 def test_the_repository_readmes_match_the_committed_benchmark_results(capsys: pytest.CaptureFixture[str]) -> None:
     assert check_readme_figures.main([]) == 0, capsys.readouterr().err
+
+
+def test_every_markdown_file_with_markers_is_checked_by_default() -> None:
+    tracked = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True, check=True)
+    marked = {
+        ROOT / name
+        for name in tracked.stdout.split()
+        if any(
+            check_readme_figures.TABLE_MARKER.search(line) or check_readme_figures.FIGURE_MARKER.search(line)
+            for line in (ROOT / name).read_text().splitlines()
+        )
+    }
+    assert marked, "no marked README found"
+    assert sorted(marked - set(check_readme_figures.default_readmes())) == []
