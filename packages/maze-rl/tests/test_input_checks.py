@@ -60,3 +60,9 @@ def test_targets_that_read_nothing_from_input_dir_are_not_imported(
     monkeypatch.setattr(input_checks, "target_parameters", imported)
     cfg = prepare_config(rollout_config("policy=random_policy"), tmp_path)  # e.g. no torch for a random rollout
     assert cfg.input_dir == ""
+
+
+def test_an_input_dir_that_is_a_file_is_called_a_file(tmp_path: Path) -> None:
+    (tmp_path / "state_dict.pt").touch()  # the run's model file instead of its directory
+    with pytest.raises(ConfigurationError, match=r"input_dir '.*state_dict.pt' is a file, not a run directory; pass"):
+        prepare_config(rollout_config("policy=random_policy", "input_dir=state_dict.pt"), tmp_path)

@@ -58,8 +58,9 @@ def check_inputs(cfg: DictConfig) -> None:
         return
     input_dir = str(cfg.get("input_dir") or "")
     if input_dir and not Path(input_dir).is_dir():
+        problem = "is a file, not a run directory" if Path(input_dir).exists() else "does not exist"
         raise ConfigurationError(
-            f"input_dir {input_dir!r} does not exist; pass the run directory of a training run "
+            f"input_dir {input_dir!r} {problem}; pass the run directory of a training run "
             "(outputs/<experiment>/<timestamp>)"
         )
     reads = list(_required_input_dir_reads(OmegaConf.to_container(cfg, resolve=False), prefix=""))
