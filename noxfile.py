@@ -31,7 +31,7 @@ nox.options.sessions = [
     "integration",
     "tracking",
     "ray",
-    # "rllib" joins once maze runs on gymnasium 1.2.2, which ray[rllib] pins (spaces.Dict has no sort_keys there)
+    "rllib",
     "build",
 ]
 nox.options.error_on_missing_interpreters = True
@@ -224,6 +224,7 @@ def bench(session: nox.Session) -> None:
     """
     tracking = f"{by_name('maze-train').path}[mlflow,wandb,ray]"  # the tracking benchmark's loggers; Ray (ray bench)
     serving = ("onnx", "onnxscript", "onnxruntime", "fastapi", "uvicorn", "httpx")  # deploy: ONNX export, agent service
-    install_packages(session, "maze-rl", extra=("stable-baselines3", "sb3-contrib", tracking, *serving))
+    # maze-rllib: the rllib bench (Maze on RLlib against plain RLlib)
+    install_packages(session, "maze-rl", "maze-rllib", extra=("stable-baselines3", "sb3-contrib", tracking, *serving))
     session.chdir(ROOT)
     session.run("python", "-m", "tools.bench", *session.posargs, env={"OMP_NUM_THREADS": "1"})
