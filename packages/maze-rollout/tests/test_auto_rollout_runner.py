@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -129,7 +130,20 @@ def test_cores_busy_with_other_processes_are_not_counted(
 ) -> None:
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(auto_rollout_runner.time, "process_time", lambda: 600.0)  # busy for minutes: its share is 1
     assert usable_cores() == free  # the load less this process's own share
+
+
+@pytest.mark.parametrize(("cpu_seconds", "others", "free"), [(5.0, 1.0, 1), (5.0, 0.0, 2), (600.0, 0.0, 2)])
+def test_a_young_process_counts_only_its_share_of_the_one_minute_load(
+    monkeypatch: pytest.MonkeyPatch, cpu_seconds: float, others: float, free: int
+) -> None:
+    """The load is the others' plus this process's share: about 1 - exp(-t/60) after t busy seconds."""
+    own = 1.0 - math.exp(-cpu_seconds / 60.0)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (others + own,) * 3)
+    monkeypatch.setattr(auto_rollout_runner.time, "process_time", lambda: cpu_seconds)
+    assert usable_cores() == free  # 5 s old beside one busy process (load 1.08): that process's core is not free
 
 
 @pytest.mark.usefixtures("clocked", "no_workers")

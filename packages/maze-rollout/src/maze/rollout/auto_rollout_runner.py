@@ -18,8 +18,10 @@ an idle 2-core machine starts a torch policy in 1.97 s against 0.30 s without to
 
 from __future__ import annotations
 
+import math
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 import cloudpickle
@@ -35,6 +37,7 @@ __all__ = [
     "TORCH_IMPORT_S",
     "WORKER_STARTUP_S",
     "pays_to_parallelize",
+    "own_load_share",
     "usable_cores",
     "worker_startup_seconds",
 ]
@@ -164,9 +167,20 @@ def worker_startup_seconds(build_seconds: float) -> float:
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity) that other processes do not keep busy.
 
-    Other processes' load is the 1-minute load average less this process's own share (1):
-    on a 2-core machine with a load of 2.6, one core is left. At least 1.
+    Other processes' load is the 1-minute load average less this process's own share: on a
+    2-core machine with a load of 2.6, one core is left. At least 1.
     """
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    others = max(0.0, os.getloadavg()[0] - 1.0) if hasattr(os, "getloadavg") else 0.0
+    others = max(0.0, os.getloadavg()[0] - own_load_share()) if hasattr(os, "getloadavg") else 0.0
     return max(1, min(cores, round(cores - others)))
+
+
+def own_load_share() -> float:
+    """This process's estimated part of the 1-minute load average, between 0 and 1.
+
+    The load average is an exponentially damped mean with a one-minute time constant: a
+    process that kept a core busy for ``t`` seconds adds about ``1 - exp(-t / 60)`` to it
+    (0.08 after 5 s, 0.99 after 5 minutes), so a rollout seconds after the start has hardly
+    raised it yet. ``t`` is this process's CPU time.
+    """
+    return 1.0 - math.exp(-max(0.0, time.process_time()) / 60.0)
