@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -148,6 +149,18 @@ def test_config_mistakes_give_one_message_without_traceback(tmp_path: Path, over
     for text in expected:
         assert text in result.stderr
     assert not (tmp_path / "outputs").exists()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("maze.rllib") is not None, reason="maze-rllib is installed (its own session tests it)"
+)
+def test_conf_rllib_without_maze_rllib_is_one_line_naming_the_package(tmp_path: Path) -> None:
+    result = maze_run("-cn", "conf_rllib", "env.name=CartPole-v1", "rllib/algorithm=ppo", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "Error: conf_rllib (and the rllib/... config groups, maze.rllib runners) come with maze-rllib, "
+        "which is not installed here: pip install maze-rllib"
+    ]
 
 
 def test_maze_errors_of_the_runner_are_one_line(tmp_path: Path) -> None:

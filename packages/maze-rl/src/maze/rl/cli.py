@@ -104,10 +104,13 @@ def main() -> None:
         sys.exit(1)
     except Exception as error:
         from maze.rl.config_errors import describe_config_error, is_config_error
+        from maze.rl.optional_configs import missing_package_hint
 
         if user_wants_full_errors:
             raise
-        if is_config_error(error):
+        if (hint := missing_package_hint(error)) is not None:
+            print(f"Error: {hint}", file=sys.stderr)
+        elif is_config_error(error):
             print(describe_config_error(error), file=sys.stderr)
         elif isinstance(error, (MazeError, OSError)):  # e.g. a run directory that holds a run or cannot be created
             print(f"Error: {describe_error(error)}", file=sys.stderr)
@@ -309,8 +312,11 @@ def _drop_replaced_group_keys(cfg: Any, hydra_config: Any) -> None:
 def _report_job_error(error: Exception) -> None:
     """Prints a job's error to stderr: one line for maze and config errors, else the traceback."""
     from maze.rl.config_errors import describe_config_error, is_config_error
+    from maze.rl.optional_configs import missing_package_hint
 
-    if is_config_error(error):
+    if (hint := missing_package_hint(error)) is not None:
+        print(f"Error: {hint}", file=sys.stderr, flush=True)
+    elif is_config_error(error):
         print(f"Error: {describe_config_error(error)}", file=sys.stderr, flush=True)
     elif isinstance(error, (MazeError, OSError)):
         print(f"Error: {describe_error(error)}", file=sys.stderr, flush=True)
