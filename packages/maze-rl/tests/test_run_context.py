@@ -246,6 +246,10 @@ def test_run_context_and_cli_with_the_same_seed_give_identical_evaluation_reward
         ({"algorithm": "ppo", "overrides": {"algorithm.lrr": 0.1}}, r"algorithm.lrr.*Did you mean 'algorithm.lr'"),
         ({"overrides": {"modle.policy": {"_target_": "x"}}}, r"no 'modle'.*Did you mean 'model'"),
         ({"algorithm": object()}, r"algorithm: expected an algorithm name"),
+        (
+            {"algorithm": "rllib-ppo"},
+            r"algorithm='rllib-ppo': RLlib runs are CLI-only: maze-run -cn conf_rllib rllib/algorithm=ppo",
+        ),
     ],
 )
 def test_bad_arguments_raise_one_message_naming_the_argument(arguments: dict, message: str) -> None:

@@ -96,6 +96,14 @@ class ConfigurationAuditor:
             raise InvalidSpecificationError(
                 f"configuration={spec.configuration!r} is not a run mode; use one of {options}"
             ) from None
+        if isinstance(spec.algorithm, str) and spec.algorithm.lower().startswith("rllib"):
+            raise InvalidSpecificationError(
+                f"algorithm={spec.algorithm!r}: RLlib runs are CLI-only: "
+                f"maze-run -cn conf_rllib rllib/algorithm={spec.algorithm.lower().removeprefix('rllib').strip('-_/') or 'ppo'} "
+                "... (maze-rllib, see its README); the trained policy loads back into Python with "
+                "AgentDeployment.from_run_dir(<run dir>) or RunContext(configuration='rollout', policy='torch_policy', "
+                "overrides={'input_dir': <run dir>})"
+            )
         if spec.env is not None and _is_env_instance(spec.env):
             raise InvalidSpecificationError(
                 f"env: got an env instance ({type(spec.env).__name__}), but RunContext needs an env factory (every "
