@@ -182,6 +182,7 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("python", str(ROOT / "tools" / "check_ci_command.py"))
+    session.run("python", str(ROOT / "tools" / "check_readme_figures.py"))
 
 
 @nox.session(python=PYTHON)

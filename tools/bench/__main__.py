@@ -20,6 +20,7 @@ from . import (
     ray_bench,
     rllib_bench,
     rollout_bench,
+    rollout_choice,
     sac_bench,
     sac_update_bench,
     tracking_bench,
@@ -67,7 +68,8 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
     "impala": impala_bench.main,  # IMPALA time-to-solve against SB3 and maze PPO
     "ray": ray_bench.main,  # Ray rollouts and IMPALA actors against local processes, ~2 ms env steps; Ray start-up
-    "rllib": rllib_bench.main,  # PPO time to solve CartPole: Maze on RLlib vs plain RLlib vs maze-run (needs maze-rllib)
+    "rllib": rllib_bench.main,
+    "rollout_choice": rollout_choice.main,  # maze-run -cn conf_rollout: runner=auto against sequential and parallel  # PPO time to solve CartPole: Maze on RLlib vs plain RLlib vs maze-run (needs maze-rllib)
     "sac": sac_bench.main,  # time to -200 on Pendulum against SB3 SAC
     "tracking": tracking_bench.main,  # the quick-start command with logger=mlflow / wandb against TensorBoard only
 }

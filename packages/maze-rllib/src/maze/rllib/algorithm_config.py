@@ -9,13 +9,13 @@ stack, stops the run with one line naming the current key (``num_sgd_iter`` ->
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import to_plain_config
+from maze.env.utils.suggestions import close_matches
 from maze.train.trainers.common.config import AlgorithmConfig, bounded
 
 __all__ = ["RENAMED_KEYS", "RLlibAlgorithmConfig", "rllib_config"]
@@ -120,6 +120,6 @@ def _key_problem(key: str, known: list[str]) -> Optional[str]:
         return f"algorithm.config.{key} (renamed: use algorithm.config.{RENAMED_KEYS[key]})"
     if key in known:
         return None
-    matches = difflib.get_close_matches(key, known, 3)
+    matches = close_matches(key, known, limit=3)
     hint = f" (did you mean {' or '.join(f'algorithm.config.{match}' for match in matches)}?)" if matches else ""
     return f"algorithm.config.{key}{hint}"

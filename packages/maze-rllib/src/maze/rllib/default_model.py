@@ -12,7 +12,6 @@ takes only ``Box`` and ``Discrete`` actions). Maze evaluates the module through
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from pathlib import Path
 from typing import Any, Optional
 
@@ -20,6 +19,7 @@ import torch
 from maze.env.agent.policy import Policy
 from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
+from maze.env.utils.suggestions import close_matches
 
 __all__ = [
     "RLLIB_MODULE_DIR",
@@ -50,8 +50,7 @@ class RLlibDefaultModel:
         unknown = [key for key in model_config if key not in known]
         if unknown:
             hints = [
-                f"model.{key}"
-                + (f" (did you mean model.{match[0]}?)" if (match := difflib.get_close_matches(key, known, 1)) else "")
+                f"model.{key}" + (f" (did you mean model.{match[0]}?)" if (match := close_matches(key, known)) else "")
                 for key in unknown
             ]
             raise ConfigurationError(f"RLlib's DefaultModelConfig has no key {', '.join(hints)}")
