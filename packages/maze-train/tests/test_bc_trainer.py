@@ -119,10 +119,17 @@ def test_bc_clones_a_multi_step_teacher_and_keeps_the_best_model(tmp_path: Path,
     assert set(stored) == {"policy_0", "policy_1"}
 
 
-def test_evaluations_every_k_iterations_and_at_epoch_ends(tmp_path: Path, recorder) -> None:
+def test_evaluations_every_k_iterations_and_at_epoch_ends(tmp_path: Path, recorder, capsys) -> None:
     trainer, _ = train_multi_step(tmp_path, recorder, n_epochs=2, eval_every_k_iterations=10)
     # 600 items in 12 minibatches per epoch: after iterations 10, 12 (epoch end), 20, 24 (epoch end)
     assert trainer.iterations == 24 and len(recorder.steps("eval")) == 4 and recorder.steps("train") == [1, 2, 3, 4]
+    headers = [line.strip("* ") for line in capsys.readouterr().out.splitlines() if line.startswith("**********")]
+    assert headers == [  # each names the epoch it belongs to, mid-epoch and at its end alike
+        "Epoch 0: evaluation after update 10",
+        "Epoch 0: evaluation after update 12",
+        "Epoch 1: evaluation after update 20",
+        "Epoch 1: evaluation after update 24",
+    ]
 
 
 def test_max_seconds_stops_bc_at_the_first_epoch_end_past_it(tmp_path: Path, recorder) -> None:

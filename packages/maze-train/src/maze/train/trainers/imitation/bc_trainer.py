@@ -120,12 +120,12 @@ class BCTrainer(ResumableTrainer):
                 self.iterations += 1
                 if every and self.iterations % every == 0:
                     budget.train_seconds += time.perf_counter() - start
-                    self.evaluate()
+                    self.evaluate(epoch=self.epochs_done)
                     start = time.perf_counter()
             budget.train_seconds += time.perf_counter() - start
             self.epochs_done += 1
             if not (every and self.iterations % every == 0):
-                self.evaluate()
+                self.evaluate(epoch=self.epochs_done - 1)
             self.save_training_state()
             spent = budget.exhausted(self.env_steps)
             if spent is not None:
@@ -133,13 +133,18 @@ class BCTrainer(ResumableTrainer):
                 break
         return self.result_so_far(False, stop)
 
-    def evaluate(self) -> float:
+    def evaluate(self, epoch: Optional[int] = None) -> float:
         """Writes the ``train`` statistics, evaluates (validation and rollouts) and updates model selection.
+
+        Args:
+            epoch: The epoch (counted from 0, like the other trainers' ``Iteration`` headers) that
+                the evaluation belongs to; None: the one in progress.
 
         Returns:
             The score: the negative validation loss, or the rollout return without validation data.
         """
-        print(f"********** Epoch {self.epochs_done}: Iteration {self.iterations} **********")
+        epoch = self.epochs_done if epoch is None else epoch
+        print(f"********** Epoch {epoch}: evaluation after update {self.iterations} **********")
         increment_log_step()
         if self.stats:  # updates since the last evaluation
             for key, parameters in self._network_parameters.items():
