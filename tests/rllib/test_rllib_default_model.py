@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +31,20 @@ def test_ppo_with_rllibs_default_model_learns_cartpole(
     assert (tmp_path / "run" / RLLIB_MODULE_DIR / "module_state.pkl").is_file()
 
 
-def test_sac_runs_with_rllibs_networks_on_a_box_action(
+def test_sac_with_rllibs_networks_learns_pendulum(
     ray_session: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     overrides = (
         "env.name=Pendulum-v1",
         "rllib/algorithm=sac",
         "model=rllib",
-        "algorithm.max_env_steps=400",
-        "algorithm.eval_interval=100",
-        "algorithm.eval_episodes=1",
-        "algorithm.config.num_steps_sampled_before_learning_starts=200",
+        "model.fcnet_hiddens=[64,64]",
+        "model.fcnet_activation=relu",
+        "algorithm.config.train_batch_size_per_learner=64",
+        "algorithm.max_env_steps=3500",
+        "algorithm.target_reward=-800",
+        "algorithm.eval_interval=1",
+        "algorithm.eval_episodes=4",
         "seeding.env_base_seed=0",
         "seeding.agent_base_seed=0",
     )
@@ -50,6 +52,9 @@ def test_sac_runs_with_rllibs_networks_on_a_box_action(
 
     best = runner.run()
 
-    assert runner.trainer.env_steps >= 400
-    assert math.isfinite(best) and -2000 < best <= 0  # Pendulum's return range; the unsquashed torques were valid
+    # A random policy returns about -1400 (so do the evaluations after 500..2,000 env steps). Measured here (runs are
+    # not bit-reproducible): -1090 and -920 after 2,500 env steps, -510 and -780 after 3,000 (the run stops there,
+    # 82-85 s); maze-run seed 0: -480 after 2,500, seed 1: -200 after 3,000. Box actions are unsquashed from [-1, 1].
+    assert best >= -800
+    assert runner.trainer.env_steps <= 3500
     assert (tmp_path / "run" / RLLIB_MODULE_DIR / "module_state.pkl").is_file()
