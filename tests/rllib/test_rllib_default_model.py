@@ -41,7 +41,7 @@ def test_sac_with_rllibs_networks_learns_pendulum(
         "model.fcnet_hiddens=[64,64]",
         "model.fcnet_activation=relu",
         "algorithm.config.train_batch_size_per_learner=64",
-        "algorithm.max_env_steps=3500",
+        "algorithm.max_env_steps=4500",
         "algorithm.target_reward=-800",
         "algorithm.eval_interval=1",
         "algorithm.eval_episodes=4",
@@ -55,6 +55,7 @@ def test_sac_with_rllibs_networks_learns_pendulum(
     # A random policy returns about -1400 (so do the evaluations after 500..2,000 env steps). Measured here (runs are
     # not bit-reproducible): -1090 and -920 after 2,500 env steps, -510 and -780 after 3,000 (the run stops there,
     # 82-85 s); maze-run seed 0: -480 after 2,500, seed 1: -200 after 3,000. Box actions are unsquashed from [-1, 1].
+    # The budget leaves three more evaluations for a run that starts learning late (each about 12 s).
     assert best >= -800
-    assert runner.trainer.env_steps <= 3500
+    assert runner.trainer.env_steps <= 4500
     assert (tmp_path / "run" / RLLIB_MODULE_DIR / "module_state.pkl").is_file()
