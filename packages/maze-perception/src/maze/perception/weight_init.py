@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 from maze.env.errors import ConfigurationError
@@ -26,6 +26,20 @@ and the RL-Zoo.
 """
 
 
+def _layer_init(init_weight: Callable[[torch.Tensor], Any]) -> Callable[[nn.Module], None]:
+    """An init function for ``module.apply``: ``init_weight`` on linear and convolution weights, zero biases."""
+
+    def init(module: nn.Module) -> None:
+        if not isinstance(module, (nn.Linear, nn.modules.conv._ConvNd)):
+            return
+        with torch.no_grad():
+            init_weight(module.weight)
+            if module.bias is not None:
+                module.bias.zero_()
+
+    return init
+
+
 def make_module_init_normc(std: float = 1.0) -> Callable[[nn.Module], None]:
     """Builds an init function for ``module.apply`` that gives every output unit a weight norm of ``std``.
 
@@ -43,18 +57,12 @@ def make_module_init_normc(std: float = 1.0) -> Callable[[nn.Module], None]:
     if not std > 0:
         raise ConfigurationError(f"make_module_init_normc: std must be positive, got {std!r}")
 
-    def init(module: nn.Module) -> None:
-        if not isinstance(module, (nn.Linear, nn.modules.conv._ConvNd)):
-            return
-        with torch.no_grad():
-            weight = torch.randn_like(module.weight)
-            rows = weight.reshape(weight.shape[0], -1)
-            rows.mul_(std / rows.norm(dim=1, keepdim=True).clamp_min(1e-12))
-            module.weight.copy_(rows.reshape_as(module.weight))
-            if module.bias is not None:
-                module.bias.zero_()
+    def normc_(weight: torch.Tensor) -> None:
+        rows = torch.randn_like(weight).reshape(weight.shape[0], -1)
+        rows.mul_(std / rows.norm(dim=1, keepdim=True).clamp_min(1e-12))
+        weight.copy_(rows.reshape_as(weight))
 
-    return init
+    return _layer_init(normc_)
 
 
 def make_module_init_orthogonal(gain: float = 1.0) -> Callable[[nn.Module], None]:
@@ -73,14 +81,7 @@ def make_module_init_orthogonal(gain: float = 1.0) -> Callable[[nn.Module], None
     if not gain > 0:
         raise ConfigurationError(f"make_module_init_orthogonal: gain must be positive, got {gain!r}")
 
-    def init(module: nn.Module) -> None:
-        if not isinstance(module, (nn.Linear, nn.modules.conv._ConvNd)):
-            return
-        nn.init.orthogonal_(module.weight, gain=gain)
-        if module.bias is not None:
-            nn.init.zeros_(module.bias)
-
-    return init
+    return _layer_init(lambda weight: nn.init.orthogonal_(weight, gain=gain))
 
 
 def make_module_init(scheme: str, gain: float) -> Callable[[nn.Module], None]:
