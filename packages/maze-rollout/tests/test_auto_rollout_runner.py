@@ -64,7 +64,7 @@ def no_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("worker processes were started")
 
-    monkeypatch.setattr(ParallelRolloutRunner, "run_episodes", refuse)
+    monkeypatch.setattr(ParallelRolloutRunner, "_run_in_workers", refuse)
 
 
 def test_parallel_pays_once_the_remaining_time_exceeds_the_start_up_by_the_workers_share() -> None:
@@ -150,13 +150,13 @@ def test_a_young_process_counts_only_its_share_of_the_one_minute_load(
 def test_the_pickling_probe_counts_as_start_up_not_as_episode_time(
     run_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    probe = AutoRolloutRunner._can_use_workers
+    probe = AutoRolloutRunner._worker_payload
 
-    def slow_probe(self: AutoRolloutRunner, job: Any) -> bool:
+    def slow_probe(self: AutoRolloutRunner, job: Any) -> Optional[bytes]:
         CLOCK.now += 10.0  # a large env instance: pickling it takes 10 s
         return probe(self, job)
 
-    monkeypatch.setattr(AutoRolloutRunner, "_can_use_workers", slow_probe)
+    monkeypatch.setattr(AutoRolloutRunner, "_worker_payload", slow_probe)
     monkeypatch.setattr(SlowPolicy, "seconds", 0.001)  # the episodes themselves are fast
     runner = AutoRolloutRunner(n_episodes=20, max_episode_steps=10, record_trajectory=False)
     runner.run_with(CARTPOLE, None, SlowPolicy)

@@ -23,6 +23,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import Optional
 
 import cloudpickle
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
@@ -102,12 +103,12 @@ class AutoRolloutRunner(ParallelRolloutRunner):
             raise ValueError(f"AutoRolloutRunner starts at episode 0, got first_episode={first_episode}")
         n_episodes = len(env_seeds)
         progress.begin_startup()  # the pickling probe is start-up (workers unpickle the job too), not episode time
-        movable = self._can_use_workers(job)
+        payload = self._worker_payload(job)
         workers = 1
 
         def hand_over(done: int) -> bool:
             nonlocal workers
-            if not movable:
+            if payload is None:
                 return False
             workers = self.worker_count(n_episodes - done)
             remaining = progress.rollout_seconds() / done * (n_episodes - done)
@@ -121,7 +122,8 @@ class AutoRolloutRunner(ParallelRolloutRunner):
             "(runner=sequential or runner=parallel forces one mode)",
             flush=True,
         )
-        rest = super().run_episodes(job, env_seeds, agent_seeds, progress, first_episode=done)
+        assert payload is not None  # hand_over stops early only with one
+        rest = self._run_in_workers(job, payload, env_seeds, agent_seeds, progress, first_episode=done)
         collected.events.update(rest.events)
         collected.episodes.extend(rest.episodes)
         return collected
@@ -130,15 +132,14 @@ class AutoRolloutRunner(ParallelRolloutRunner):
         """Workers for ``episodes`` episodes: at most ``n_processes``, the free cores and ``episodes``."""
         return min(super().worker_count(episodes), usable_cores())
 
-    def _can_use_workers(self, job: RolloutJob) -> bool:
-        """Whether the job can go to worker processes (picklable, started from a guarded script)."""
+    def _worker_payload(self, job: RolloutJob) -> Optional[bytes]:
+        """The job pickled for worker processes; None: it cannot go to them (unpicklable, or an unguarded script)."""
         if unguarded_main_script(self.start_method, sys.modules.get("__main__")) is not None:
-            return False
+            return None
         try:
-            cloudpickle.dumps(job)
+            return cloudpickle.dumps(job)
         except Exception:  # noqa: BLE001 - any pickling failure keeps the job in this process
-            return False
-        return True
+            return None
 
 
 def pays_to_parallelize(remaining_seconds: float, workers: int, startup_seconds: float) -> bool:

@@ -126,6 +126,22 @@ class ParallelRolloutRunner(RolloutRunner):
                 f"the env, wrappers or agent cannot be sent to the rollout workers ({type(error).__name__}: {error}); "
                 "pass configs (or picklable objects), or use runner=sequential"
             ) from None
+        return self._run_in_workers(job, payload, env_seeds, agent_seeds, progress, first_episode)
+
+    def worker_count(self, episodes: int) -> int:
+        """Worker processes started for ``episodes`` episodes: ``n_processes``, at most one per episode."""
+        return min(self.n_processes, episodes)
+
+    def _run_in_workers(
+        self,
+        job: RolloutJob,
+        payload: bytes,
+        env_seeds: Sequence[int],
+        agent_seeds: Sequence[int],
+        progress: RolloutProgress,
+        first_episode: int,
+    ) -> EpisodeStatsBatch:
+        """:meth:`run_episodes` for the job pickled already (``payload``, what the workers unpickle)."""
         check_main_guard(self.start_method, "ParallelRolloutRunner", alternative="start_method='fork'")
         context = multiprocessing.get_context(self.start_method)
         if self.start_method == "forkserver":  # workers then start with maze.env imported (no effect once running)
@@ -165,10 +181,6 @@ class ParallelRolloutRunner(RolloutRunner):
             raise _death_error(processes, outputs, self.start_method)
         episodes = [stats[i][1] for i in range(first_episode, n_episodes)]
         return EpisodeStatsBatch(events=_events_of(stats), episodes=episodes)
-
-    def worker_count(self, episodes: int) -> int:
-        """Worker processes started for ``episodes`` episodes: ``n_processes``, at most one per episode."""
-        return min(self.n_processes, episodes)
 
 
 def _collect(
