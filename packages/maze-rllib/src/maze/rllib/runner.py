@@ -136,7 +136,7 @@ class RLlibRunner(TrainingRunner):
             for key in step_keys
         }
         env_config = {FACTORY_KEY: self.env_factory}
-        separate = self.composer.torch_policy().substeps_with_separate_agent_nets
+        separate = set(self.composer.policy.substeps_with_separate_agent_nets)
         if len(step_keys) > 1 and separate:
             raise ConfigurationError(
                 f"the model has separate agent networks for the sub-steps {sorted(separate)}; maze-rllib maps one "
