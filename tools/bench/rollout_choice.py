@@ -17,15 +17,14 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 from .harness import RESULTS_DIR
+from .hpo_bench import maze_run
 
 __all__ = ["JOBS", "RUNNERS", "main"]
 
@@ -50,9 +49,7 @@ TARGET = 1.15
 
 def command_seconds(job: list[str], runner: str) -> float:
     """Wall seconds of one ``maze-run -cn conf_rollout`` command (raises when it fails)."""
-    executable = shutil.which("maze-run", path=str(Path(sys.executable).parent)) or shutil.which("maze-run")
-    if executable is None:
-        raise SystemExit("maze-run is not installed in this environment")
+    executable = maze_run()
     with tempfile.TemporaryDirectory() as directory:
         start = time.perf_counter()
         result = subprocess.run(
