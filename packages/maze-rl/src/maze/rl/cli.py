@@ -103,19 +103,13 @@ def main() -> None:
         print(f"Error: {refusal.error}", file=sys.stderr)
         sys.exit(1)
     except Exception as error:
-        from maze.rl.config_errors import describe_config_error, is_config_error
-        from maze.rl.optional_configs import missing_package_hint
-
         if user_wants_full_errors:
             raise
-        if (hint := missing_package_hint(error)) is not None:
-            print(f"Error: {hint}", file=sys.stderr)
-        elif is_config_error(error):
-            print(describe_config_error(error), file=sys.stderr)
-        elif isinstance(error, (MazeError, OSError)):  # e.g. a run directory that holds a run or cannot be created
-            print(f"Error: {describe_error(error)}", file=sys.stderr)
-        else:
+        # e.g. a run directory that holds a run or cannot be created; a config error of composing goes unprefixed
+        line = _error_line(error, config_prefix="")
+        if line is None:
             raise
+        print(line, file=sys.stderr)
         sys.exit(1)
     finally:
         if not user_wants_full_errors:
@@ -311,18 +305,31 @@ def _drop_replaced_group_keys(cfg: Any, hydra_config: Any) -> None:
 
 def _report_job_error(error: Exception) -> None:
     """Prints a job's error to stderr: one line for maze and config errors, else the traceback."""
+    line = _error_line(error)
+    if line is not None:
+        print(line, file=sys.stderr, flush=True)
+    else:
+        traceback.print_exc()
+        sys.stderr.flush()
+
+
+def _error_line(error: BaseException, config_prefix: str = "Error: ") -> Optional[str]:
+    """The one-line report of a missing optional package, a config error or a maze/OS error; None for others.
+
+    Args:
+        error: The error that ended the job or the start.
+        config_prefix: What precedes the description of a config error.
+    """
     from maze.rl.config_errors import describe_config_error, is_config_error
     from maze.rl.optional_configs import missing_package_hint
 
     if (hint := missing_package_hint(error)) is not None:
-        print(f"Error: {hint}", file=sys.stderr, flush=True)
-    elif is_config_error(error):
-        print(f"Error: {describe_config_error(error)}", file=sys.stderr, flush=True)
-    elif isinstance(error, (MazeError, OSError)):
-        print(f"Error: {describe_error(error)}", file=sys.stderr, flush=True)
-    else:
-        traceback.print_exc()
-        sys.stderr.flush()
+        return f"Error: {hint}"
+    if is_config_error(error):
+        return f"{config_prefix}{describe_config_error(error)}"
+    if isinstance(error, (MazeError, OSError)):
+        return f"Error: {describe_error(error)}"
+    return None
 
 
 def describe_error(error: BaseException) -> str:
