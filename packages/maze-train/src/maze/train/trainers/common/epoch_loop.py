@@ -110,7 +110,7 @@ class EpochLoopTrainer(ResumableTrainer):
         """
         if limit and self.epochs_done >= limit:
             return f"{limit} epochs done"
-        return self.budget.exhausted(self.env_steps) if check_budget and self.budget is not None else None
+        return self.budget.exhausted(self.env_steps) if check_budget else None
 
     def _stop_before_training(self, limit: int) -> Optional[tuple[bool, str]]:
         """``(solved, reason)`` when a resumed run stops before its first epoch here, else None.
@@ -123,13 +123,13 @@ class EpochLoopTrainer(ResumableTrainer):
         if target is not None and self.best_reward >= target:
             return True, f"target reward {target:g} already reached ({self.best_reward:.3f}) before training"
         reason = self.nothing_to_train(limit)
-        if reason is None and self.epochs_done and self.budget is not None:
+        if reason is None and self.epochs_done:
             spent = self.budget.exhausted(self.env_steps)
             reason = None if spent is None else f"nothing to train: {spent} by the resumed run"
         return None if reason is None else (False, reason)
 
     def _run_epoch(self) -> None:
-        """Trains one epoch with its progress bar and epoch line; its seconds count into the budget's meters."""
+        """Trains one epoch with its progress bar and epoch line; its seconds count into the meters of :attr:`budget` (started by ``train``)."""
         epoch_start = time.perf_counter()
         print(f"********** Iteration {self.epochs_done} **********")
         self.guard.epoch = self.epochs_done
@@ -142,8 +142,7 @@ class EpochLoopTrainer(ResumableTrainer):
             self._report_env_steps(None)
             self._bar.close()
             epoch_seconds = time.perf_counter() - epoch_start
-            if self.budget is not None:
-                self.budget.train_seconds += epoch_seconds
+            self.budget.train_seconds += epoch_seconds
         epoch_steps = self.env_steps - steps_before
         sub_steps = self.sub_steps_per_env_step
         self.progress.epoch_done(
