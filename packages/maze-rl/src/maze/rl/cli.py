@@ -251,23 +251,23 @@ def _record_resolved_config(cfg: Any, hydra_config: Any) -> None:
     """
     from omegaconf import OmegaConf
 
-    path = _resolved_config_path(hydra_config)
+    path = _hydra_output_file(hydra_config, RESOLVED_CONFIG_FILE)
     if path is not None:
         OmegaConf.save(cfg, path)
     if OmegaConf.select(cfg, "print_config", default=False):
         print(OmegaConf.to_yaml(cfg), flush=True)
 
 
-def _resolved_config_path(hydra_config: Any) -> Optional[str]:
-    """Where the job's resolved config goes (None with ``hydra.output_subdir=null``: no ``.hydra/``)."""
+def _hydra_output_file(hydra_config: Any, name: str) -> Optional[str]:
+    """The path of file ``name`` in the run directory's ``.hydra/`` (None with ``hydra.output_subdir=null``)."""
     if hydra_config.output_subdir is None:
         return None
-    return os.path.join(hydra_config.runtime.output_dir, hydra_config.output_subdir, RESOLVED_CONFIG_FILE)
+    return os.path.join(hydra_config.runtime.output_dir, hydra_config.output_subdir, name)
 
 
 def _forget_resolved_config(hydra_config: Any) -> None:
     """Removes the resolved config that an earlier start in the same run directory wrote, if any."""
-    path = _resolved_config_path(hydra_config)
+    path = _hydra_output_file(hydra_config, RESOLVED_CONFIG_FILE)
     if path is not None and os.path.isfile(path):
         os.remove(path)
 
@@ -297,10 +297,9 @@ def _drop_replaced_group_keys(cfg: Any, hydra_config: Any) -> None:
         f"Note: dropped {', '.join(dropped)} of the group's config file: the _target_ given on the command line "
         "does not take them (pass its arguments as <group>.<key>=..., or +<group>.<key>=... for new keys)"
     )
-    if hydra_config.output_subdir is not None:
-        path = os.path.join(hydra_config.runtime.output_dir, hydra_config.output_subdir, "config.yaml")
-        if os.path.isfile(path):
-            OmegaConf.save(cfg, path)
+    path = _hydra_output_file(hydra_config, "config.yaml")
+    if path is not None and os.path.isfile(path):
+        OmegaConf.save(cfg, path)
 
 
 def _report_job_error(error: Exception) -> None:
