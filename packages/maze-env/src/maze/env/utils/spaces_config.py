@@ -89,8 +89,7 @@ def space_from_data(data: Mapping[str, Any]) -> spaces.Space:
         if kind == "MultiBinary":
             return spaces.MultiBinary(data["n"])
         if kind == "Dict":
-            items = [(key, space_from_data(sub)) for key, sub in data["spaces"].items()]
-            return ordered_dict_space(items)
+            return ordered_dict_space({key: space_from_data(sub) for key, sub in data["spaces"].items()})
     except (KeyError, TypeError, ValueError) as error:
         raise ConfigurationError(f"malformed space data {dict(data)!r}: {error!r}") from None
     raise ConfigurationError(f"unknown space type {kind!r} in spaces data; expected Box, Discrete, ... or Dict")
