@@ -271,7 +271,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: unknown scenarios {sorted(unknown)}; known: {sorted(names)}", file=sys.stderr)
         return 1
     wanted = set(args.only or names)
-    by_name = {scenario.name: scenario for scenario in SCENARIOS}
     for scenario in SCENARIOS:  # a scenario's producers run first, in the order of SCENARIOS
         if scenario.name in wanted:
             wanted |= {producer for _, producer in scenario.run_dirs}
@@ -280,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         for scenario in SCENARIOS:
             if scenario.name not in wanted:
                 continue
-            results[scenario.name] = run_scenario(by_name[scenario.name], Path(scratch))
+            results[scenario.name] = run_scenario(scenario, Path(scratch))
             row = results[scenario.name]
             print(
                 f"{scenario.name}: rc {row['returncode']}, {row['wall_s']} s wall, {row['cpu_s']} s CPU, "
