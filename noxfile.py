@@ -18,7 +18,6 @@ from packages import PACKAGES, by_name, install_order  # noqa: E402
 
 CONSTRAINTS = ("-c", str(ROOT / "tools" / "constraints.txt"))
 PYTHON = "3.11"
-PACKAGE_NAMES = [package.name for package in PACKAGES]
 SHARED_SESSION_NAMES = [package.name for package in PACKAGES if package.own_session is None]
 """The packages the ``tests`` and ``integration`` sessions test (the others have a session of their own)."""
 
