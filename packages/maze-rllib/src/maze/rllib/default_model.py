@@ -76,12 +76,17 @@ class RLlibModulePolicy(Policy):
     def __init__(
         self, module: Any, observation_space: Any, action_head: Optional[str], action_space: Optional[Any] = None
     ) -> None:
-        from ray.rllib.utils.spaces.space_utils import get_base_struct_from_space
+        from ray.rllib.core.columns import Columns
+        from ray.rllib.utils.numpy import flatten_inputs_to_1d_tensor
+        from ray.rllib.utils.spaces.space_utils import get_base_struct_from_space, unsquash_action
 
         self.module = module
         self.observation_struct = get_base_struct_from_space(observation_space)
         self.action_head = action_head
         self.action_struct = None if action_space is None else get_base_struct_from_space(action_space)
+        self._obs_column, self._logits_column = Columns.OBS, Columns.ACTION_DIST_INPUTS
+        self._flatten, self._unsquash = flatten_inputs_to_1d_tensor, unsquash_action
+        self._distribution_class = module.get_inference_action_dist_cls()
 
     def seed(self, seed: int) -> None:
         """Seeds torch's global generator, which sampling draws from."""
@@ -100,20 +105,16 @@ class RLlibModulePolicy(Policy):
         Returns:
             Action head -> ``[B, *action_shape]`` numpy arrays.
         """
-        from ray.rllib.core.columns import Columns
-        from ray.rllib.utils.numpy import flatten_inputs_to_1d_tensor
-        from ray.rllib.utils.spaces.space_utils import unsquash_action
-
-        flat = flatten_inputs_to_1d_tensor(dict(observation), spaces_struct=self.observation_struct, batch_axis=True)
+        flat = self._flatten(dict(observation), spaces_struct=self.observation_struct, batch_axis=True)
         with torch.no_grad():
-            output = self.module.forward_inference({Columns.OBS: torch.as_tensor(flat, dtype=torch.float32)})
-            distribution = self.module.get_inference_action_dist_cls().from_logits(output[Columns.ACTION_DIST_INPUTS])
+            output = self.module.forward_inference({self._obs_column: torch.as_tensor(flat, dtype=torch.float32)})
+            distribution = self._distribution_class.from_logits(output[self._logits_column])
             if deterministic:
                 distribution = distribution.to_deterministic()
             action = distribution.sample()
         action = _to_numpy(action)
         if self.action_struct is not None:
-            action = unsquash_action(action, self.action_struct)
+            action = self._unsquash(action, self.action_struct)
         if self.action_head is not None:
             return {self.action_head: action}
         return dict(action)
