@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import torch
+import yaml
 
 from .peer_run import PeerResult, main
 
@@ -26,16 +28,9 @@ __all__ = ["train"]
 TARGET_REWARD = 475
 EVAL_EPISODES = 20
 MAX_ENV_STEPS = 200_000
-PPO_SETTINGS = {
-    "lr": 0.0003,
-    "gamma": 0.99,
-    "lambda_": 0.95,
-    "train_batch_size_per_learner": 4000,
-    "minibatch_size": 128,
-    "num_epochs": 6,
-    "vf_loss_coeff": 0.01,
-}
-"""The PPO keys of ``rllib/algorithm=ppo`` (the Maze-on-RLlib run uses the same)."""
+PPO_YAML = Path(__file__).resolve().parents[2] / "packages/maze-rllib/src/maze/rllib/conf/rllib/algorithm/ppo.yaml"
+PPO_SETTINGS = yaml.safe_load(PPO_YAML.read_text(encoding="utf-8"))["config"]
+"""The PPO keys of ``rllib/algorithm=ppo`` (the Maze-on-RLlib run uses the same), read from its YAML file."""
 MODEL = {"fcnet_hiddens": [32], "fcnet_activation": "linear", "vf_share_layers": True}
 """RLlib's tuned CartPole model."""
 
