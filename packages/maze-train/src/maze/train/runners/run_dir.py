@@ -101,7 +101,7 @@ def write_training_summary(directory: Path, result: TrainingResult) -> Path:
         "env_steps": result.env_steps,
         "run_env_steps": result.run_env_steps,
         "sub_steps": result.sub_steps,
-        "train_seconds": round(seconds, 4),
+        "train_seconds": round(seconds, 6),
         "env_steps_per_second": round(result.run_env_steps / seconds, 1) if seconds else 0.0,
         "best_eval_reward": result.best_reward if result.best_reward != float("-inf") else None,
         "solved": result.solved,
