@@ -166,6 +166,20 @@ def test_entropy_coefficient_is_learned_only_with_tuning(tmp_path: Path, tuning:
     assert state["trainer"] == "SAC" and state["epochs"] == 2 and "sac" in state["state_dicts"]
 
 
+@pytest.mark.parametrize(("value", "start"), [("auto", 1.0), ("auto_0.1", 0.1)])
+def test_entropy_coef_auto_is_sb3s_ent_coef_in_one_key(tmp_path: Path, value: str, start: float) -> None:
+    config = sac_config(env=PENDULUM, entropy_coef=value, entropy_tuning=False, lr=3e-4)
+    trainer = set_up(tmp_path, config).trainer
+    assert trainer.config.entropy_tuning and trainer.config.entropy_coef_lr == 3e-4
+    assert trainer.entropy_coef == pytest.approx(start) and trainer.entropy_optimizer.lr == 3e-4
+
+
+@pytest.mark.parametrize("value", ["automatic", "auto_", "auto_-1", "auto_nan", "0.2"])
+def test_entropy_coef_strings_other_than_auto_are_refused(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ConfigurationError, match=r"algorithm.entropy_coef=.* 'auto_<start>'"):
+        set_up(tmp_path, sac_config(env=PENDULUM, entropy_coef=value))
+
+
 def test_adam_eps_reaches_all_three_optimizers(tmp_path: Path) -> None:
     trainer = set_up(tmp_path, sac_config(env=PENDULUM, adam_eps=1e-5)).trainer
     optimizers = (trainer.policy_optimizer, trainer.critic_optimizer, trainer.entropy_optimizer)

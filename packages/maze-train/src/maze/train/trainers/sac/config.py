@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
+from maze.env.errors import ConfigurationError
 from maze.train.trainers.common.config import AlgorithmConfig, bounded
 
 __all__ = ["SACAlgorithmConfig"]
@@ -18,7 +19,10 @@ class SACAlgorithmConfig(AlgorithmConfig):
         n_rollout_steps: Env steps per env and rollout.
         lr: Learning rate of the policy and the Q networks (Adam); 0 leaves them unchanged (a frozen baseline).
         adam_eps: Adam's epsilon (all three optimizers), added to the denominator of its update.
-        entropy_coef: The entropy coefficient alpha (the start value with ``entropy_tuning``).
+        entropy_coef: The entropy coefficient alpha (the start value with ``entropy_tuning``), or
+            ``"auto"`` / ``"auto_<start>"`` as stable-baselines3's ``ent_coef``: entropy tuning on,
+            starting at 1.0 (or ``<start>``), with the networks' learning rate ``lr`` (this sets
+            ``entropy_tuning`` and ``entropy_coef_lr``; the field then holds the start value).
         gamma: Discount per env step.
         max_grad_norm: Clip each network's gradient norm to this value (0: no clipping).
         batch_size: Transitions per gradient step (with ``split_rollouts_into_transitions: false``:
@@ -63,7 +67,7 @@ class SACAlgorithmConfig(AlgorithmConfig):
     n_rollout_steps: int = bounded(1, ge=1)
     lr: float = bounded(0.001, ge=0)
     adam_eps: float = bounded(1e-8, gt=0)
-    entropy_coef: float = bounded(0.2, gt=0)
+    entropy_coef: Union[float, str] = bounded(0.2, gt=0)
     gamma: float = bounded(0.99, gt=0, le=1)
     max_grad_norm: float = bounded(0.0, ge=0)
     batch_size: int = bounded(100, ge=1)
@@ -86,3 +90,35 @@ class SACAlgorithmConfig(AlgorithmConfig):
     patience: int = bounded(50, ge=0)
     rollout_evaluator: Any = None
     target_reward: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.entropy_coef, str):
+            self.entropy_coef = _auto_entropy_start(self.entropy_coef)
+            self.entropy_tuning = True
+            self.entropy_coef_lr = self.lr
+
+
+AUTO_ENTROPY = "auto"
+"""``algorithm.entropy_coef`` value that turns on entropy tuning the way stable-baselines3's ``ent_coef`` does."""
+
+
+def _auto_entropy_start(value: str) -> float:
+    """The start value of ``entropy_coef="auto"`` (1.0) or ``"auto_<start>"``.
+
+    Raises:
+        ConfigurationError: For any other string, naming the accepted forms.
+    """
+    text = value.strip().lower()
+    if text == AUTO_ENTROPY:
+        return 1.0
+    start = text.removeprefix(AUTO_ENTROPY + "_") if text.startswith(AUTO_ENTROPY + "_") else ""
+    try:
+        coefficient = float(start)
+    except ValueError:
+        coefficient = 0.0
+    if not 0 < coefficient < float("inf"):
+        raise ConfigurationError(
+            f"algorithm.entropy_coef={value!r} is not valid: give a number > 0, 'auto' (tuned, starting at 1.0) "
+            "or 'auto_<start>' such as 'auto_0.1'"
+        )
+    return coefficient
