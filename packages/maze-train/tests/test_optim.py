@@ -1,4 +1,4 @@
-"""maze.train.optim.Adam: the same updates as torch.optim.Adam, a tensors-only state that round-trips."""
+"""maze.train.optim: Adam and RMSprop make the same updates as torch.optim's, with a tensors-only state that round-trips."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import torch
 from maze.env.errors import ConfigurationError
 from maze.perception.serialization import check_tensors_only, load_state_dict_file, save_state_dict
-from maze.train.optim import Adam
+from maze.train.optim import Adam, RMSprop, build_optimizer
 
 
 def small_net(seed: int = 0, hidden: int = 5) -> torch.nn.Sequential:
@@ -184,3 +184,45 @@ def test_loads_a_state_with_float64_step_counts() -> None:
 
     assert [float(step) for step in resumed.steps] == [4.0] * len(resumed.steps)
     assert all(step.dtype == torch.float32 for step in resumed.steps)
+
+
+@pytest.mark.parametrize(("lr", "eps"), [(7e-4, 1e-5), (1e-2, 1e-8)])
+def test_rmsprop_matches_torch_rmsprop_and_skips_parameters_without_gradient(lr: float, eps: float) -> None:
+    ours, reference = small_net(), small_net()
+    optimizer = RMSprop(ours.parameters(), lr=lr, eps=eps)
+    reference_optimizer = torch.optim.RMSprop(reference.parameters(), lr=lr, alpha=0.99, eps=eps)
+    before = parameters(ours)
+
+    train(ours, optimizer, range(3), first_layer_only)
+    train(reference, reference_optimizer, range(3), first_layer_only)
+    assert all(torch.equal(parameters(ours)[index], before[index]) for index in (2, 3))
+    train(ours, optimizer, range(3, 20))
+    train(reference, reference_optimizer, range(3, 20))
+
+    for mine, theirs, initial in zip(parameters(ours), parameters(reference), before, strict=True):
+        torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-6)
+        assert not torch.equal(mine, initial)
+
+
+def test_rmsprop_resumes_exactly_from_its_tensors_only_state() -> None:
+    uninterrupted = small_net()
+    train(uninterrupted, RMSprop(uninterrupted.parameters(), lr=1e-2), range(10))
+    resumed = small_net()
+    optimizer = RMSprop(resumed.parameters(), lr=1e-2)
+    train(resumed, optimizer, range(5))
+    state = optimizer.state_dict()
+    check_tensors_only(state)
+
+    fresh = RMSprop(resumed.parameters(), lr=1e-2)
+    fresh.load_state_dict(state)
+    train(resumed, fresh, range(5, 10))
+
+    assert all(torch.equal(a, b) for a, b in zip(parameters(resumed), parameters(uninterrupted), strict=True))
+
+
+@pytest.mark.parametrize(("writer", "reader"), [("adam", "rmsprop"), ("rmsprop", "adam")])
+def test_the_state_of_the_other_optimizer_is_refused_naming_the_key(writer: str, reader: str) -> None:
+    net = small_net()
+    stored = build_optimizer(writer, net.parameters(), lr=1e-2, eps=1e-8).state_dict()
+    with pytest.raises(ConfigurationError, match="written by another optimizer .* algorithm.optimizer changed"):
+        build_optimizer(reader, net.parameters(), lr=1e-2, eps=1e-8).load_state_dict(stored)

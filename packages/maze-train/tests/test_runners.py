@@ -22,6 +22,7 @@ from maze.env.vector.subproc import SubprocVectorEnv
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.serialization import load_state_dict_file
+from maze.train.optim import Adam, RMSprop
 from maze.train.runners.env_factory import AUTO_ENVS, build_vector_env, prefers_worker_processes
 from maze.train.tensorboard import read_scalars, read_texts
 from maze.train.trainers.a2c import A2CAlgorithmConfig
@@ -330,8 +331,15 @@ def test_input_dir_resumes_model_optimizer_and_best_reward(ppo_run: Path, tmp_pa
 
 
 @pytest.mark.parametrize("trainer", [PPO, A2C])
-def test_adam_eps_reaches_the_optimizer(tmp_path: Path, trainer: str) -> None:
-    assert set_up(tmp_path, job_config(adam_eps=1e-5), trainer).trainer.optimizer.eps == 1e-5
+@pytest.mark.parametrize(("name", "optimizer_class"), [("adam", Adam), ("rmsprop", RMSprop)])
+def test_optimizer_and_its_eps_reach_the_trainer(tmp_path: Path, trainer: str, name: str, optimizer_class) -> None:
+    optimizer = set_up(tmp_path, job_config(optimizer=name, optimizer_eps=1e-5), trainer).trainer.optimizer
+    assert type(optimizer) is optimizer_class and optimizer.eps == 1e-5
+
+
+def test_an_unknown_optimizer_is_one_error_naming_the_known_ones(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match=r"algorithm.optimizer='sgd' is unknown; use one of adam, rmsprop"):
+        set_up(tmp_path, job_config(optimizer="sgd"), A2C)
 
 
 def test_impala_with_one_in_process_actor_takes_the_steps_of_a2c(tmp_path: Path) -> None:

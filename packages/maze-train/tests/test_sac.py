@@ -180,8 +180,8 @@ def test_entropy_coef_strings_other_than_auto_are_refused(tmp_path: Path, value:
         set_up(tmp_path, sac_config(env=PENDULUM, entropy_coef=value))
 
 
-def test_adam_eps_reaches_all_three_optimizers(tmp_path: Path) -> None:
-    trainer = set_up(tmp_path, sac_config(env=PENDULUM, adam_eps=1e-5)).trainer
+def test_optimizer_eps_reaches_all_three_optimizers(tmp_path: Path) -> None:
+    trainer = set_up(tmp_path, sac_config(env=PENDULUM, optimizer_eps=1e-5)).trainer
     optimizers = (trainer.policy_optimizer, trainer.critic_optimizer, trainer.entropy_optimizer)
     assert [optimizer.eps for optimizer in optimizers] == [1e-5] * 3
 

@@ -1,4 +1,4 @@
-"""A lean Adam optimizer with a tensors-only state.
+"""Lean Adam and RMSprop optimizers with a tensors-only state.
 
 ``torch.optim.Adam`` imports ``torch._dynamo`` when it is built, which costs close to a
 second of start-up on a small machine; a training run of a few seconds should not pay
@@ -7,7 +7,8 @@ correction) with torch's fused Adam kernel (``torch._fused_adam_``, the one behi
 ``torch.optim.Adam(fused=True)``; one pass over the parameters, measured about 3x faster than
 the eight multi-tensor ``_foreach`` passes it replaced, e.g. 67 vs 212 us per step for SAC's
 twin Q networks), and its state dict holds only tensors, so it is saved and loaded like model
-checkpoints (``weights_only=True``).
+checkpoints (``weights_only=True``). :class:`RMSprop` (the optimizer of stable-baselines3's A2C)
+is written the same way, with ``_foreach`` passes, for the same start-up reason.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import torch
 from maze.env.errors import ConfigurationError
 from maze.train.bounds import Bounds
 
-__all__ = ["Adam"]
+__all__ = ["Adam", "OPTIMIZERS", "RMSprop", "build_optimizer"]
 
 
 class Adam:
@@ -99,18 +100,105 @@ class Adam:
             keep_lr: Keep the current learning rate (e.g. a changed ``lr`` when resuming).
 
         Raises:
-            ConfigurationError: If the state belongs to other parameters (count or shapes differ).
+            ConfigurationError: If the state belongs to other parameters (count or shapes differ) or to another
+                optimizer.
         """
-        moments = state["exp_avg"]
-        if len(moments) != len(self.parameters) or any(
-            moments[str(index)].shape != parameter.shape for index, parameter in enumerate(self.parameters)
-        ):
-            raise ConfigurationError(
-                "the optimizer state belongs to other parameters (its moment shapes differ from the model's)"
-            )
+        _check_moments(state, "exp_avg", self.parameters)
         for index, parameter in enumerate(self.parameters):
             self.steps[index] = state["steps"][str(index)].to(parameter.device, torch.float32).clone()
             self.exp_avg[index] = state["exp_avg"][str(index)].to(parameter.device).clone()
             self.exp_avg_sq[index] = state["exp_avg_sq"][str(index)].to(parameter.device).clone()
         if not keep_lr:
             self.lr = float(state["lr"])
+
+
+class RMSprop:
+    """RMSprop over a fixed list of parameters, as ``torch.optim.RMSprop`` (no momentum, not centered).
+
+    ``square_avg = alpha * square_avg + (1 - alpha) * grad**2`` and
+    ``parameter -= lr * grad / (sqrt(square_avg) + eps)``; parameters whose ``grad`` is None in a
+    :meth:`step` are skipped.
+
+    Args:
+        parameters: The parameters to optimize (each once).
+        lr: The learning rate (may be changed later through :attr:`lr`; 0 leaves the parameters as they are).
+        alpha: Decay rate of the running mean of the squared gradients.
+        eps: Added to the denominator for numerical stability.
+    """
+
+    def __init__(
+        self,
+        parameters: Iterable[torch.nn.Parameter],
+        lr: Annotated[float, Bounds(ge=0)],
+        alpha: float = 0.99,
+        eps: Annotated[float, Bounds(gt=0)] = 1e-8,
+    ) -> None:
+        self.parameters = list(parameters)
+        self.lr = lr
+        self.alpha = alpha
+        self.eps = eps
+        self.square_avg = [torch.zeros_like(parameter) for parameter in self.parameters]
+
+    def zero_grad(self) -> None:
+        """Drops the gradients of all parameters."""
+        for parameter in self.parameters:
+            parameter.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        """Applies one RMSprop update to every parameter that has a gradient."""
+        indices = [index for index, parameter in enumerate(self.parameters) if parameter.grad is not None]
+        if not indices:
+            return
+        parameters = [self.parameters[index] for index in indices]
+        grads = [parameter.grad for parameter in parameters]
+        square_avg = [self.square_avg[index] for index in indices]
+        torch._foreach_mul_(square_avg, self.alpha)
+        torch._foreach_addcmul_(square_avg, grads, grads, value=1 - self.alpha)
+        denominators = torch._foreach_sqrt(square_avg)
+        torch._foreach_add_(denominators, self.eps)
+        torch._foreach_addcdiv_(parameters, grads, denominators, value=-self.lr)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer state: tensors only (``lr`` as a 0-d tensor)."""
+        return {
+            "lr": torch.tensor(self.lr, dtype=torch.float64),
+            "square_avg": {str(index): tensor.detach().clone() for index, tensor in enumerate(self.square_avg)},
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any], keep_lr: bool = True) -> None:
+        """Loads a state written by :meth:`state_dict` for the same parameters (see :meth:`Adam.load_state_dict`).
+
+        Raises:
+            ConfigurationError: If the state belongs to other parameters or to another optimizer.
+        """
+        _check_moments(state, "square_avg", self.parameters)
+        for index, parameter in enumerate(self.parameters):
+            self.square_avg[index] = state["square_avg"][str(index)].to(parameter.device).clone()
+        if not keep_lr:
+            self.lr = float(state["lr"])
+
+
+OPTIMIZERS = {"adam": Adam, "rmsprop": RMSprop}
+"""The values of ``algorithm.optimizer`` and their classes."""
+
+
+def build_optimizer(name: str, parameters: Iterable[torch.nn.Parameter], lr: float, eps: float) -> Adam | RMSprop:
+    """The optimizer ``algorithm.optimizer`` names (a key of :data:`OPTIMIZERS`), its other settings at their defaults."""
+    return OPTIMIZERS[name](parameters, lr=lr, eps=eps)
+
+
+def _check_moments(state: Mapping[str, Any], key: str, parameters: list[torch.nn.Parameter]) -> None:
+    """Raises a ConfigurationError unless ``state[key]`` holds one tensor of the right shape per parameter."""
+    if key not in state:
+        raise ConfigurationError(
+            f"the optimizer state was written by another optimizer (it has no {key!r}); was algorithm.optimizer "
+            "changed? Resume with the optimizer of the run, or start from its weights only"
+        )
+    moments = state[key]
+    if len(moments) != len(parameters) or any(
+        moments[str(index)].shape != parameter.shape for index, parameter in enumerate(parameters)
+    ):
+        raise ConfigurationError(
+            "the optimizer state belongs to other parameters (its moment shapes differ from the model's)"
+        )

@@ -8,7 +8,10 @@ from typing import Any, Optional
 from maze.env.errors import ConfigurationError
 from maze.train.trainers.common.config import AlgorithmConfig, bounded
 
-__all__ = ["ActorCriticAlgorithmConfig"]
+__all__ = ["OPTIMIZER_NAMES", "ActorCriticAlgorithmConfig"]
+
+OPTIMIZER_NAMES = ("adam", "rmsprop")
+"""The values of ``algorithm.optimizer`` (the classes are in :mod:`maze.train.optim`, which imports torch)."""
 
 
 @dataclass
@@ -21,8 +24,9 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
         patience: Stop after this many epochs without a new best evaluation score.
         critic_burn_in_epochs: First epochs in which only the critic learns (the policy stays unchanged).
         n_rollout_steps: Env steps per env and rollout (a rollout has ``n_rollout_steps * concurrency`` env steps).
-        lr: Learning rate (Adam); 0 leaves the model unchanged (a frozen baseline of an ``input_dir`` model).
-        adam_eps: Adam's epsilon, added to the denominator of its update (stable-baselines3 uses 1e-5).
+        lr: Learning rate; 0 leaves the model unchanged (a frozen baseline of an ``input_dir`` model).
+        optimizer: ``adam``, or ``rmsprop`` (decay 0.99, as stable-baselines3's A2C).
+        optimizer_eps: The optimizer's epsilon, added to the denominator of its update (stable-baselines3 uses 1e-5).
         lr_schedule: ``constant``, or ``linear``: ``lr`` decays linearly with the env steps to 0 at
             ``max_env_steps`` (as the RL-Zoo's ``lin_<lr>``; needs ``max_env_steps``).
         gamma: Discount per env step.
@@ -42,7 +46,8 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
     critic_burn_in_epochs: int = bounded(0, ge=0)
     n_rollout_steps: int = bounded(100, ge=1)
     lr: float = bounded(0.0005, ge=0)
-    adam_eps: float = bounded(1e-8, gt=0)
+    optimizer: str = "adam"
+    optimizer_eps: float = bounded(1e-8, gt=0)
     lr_schedule: str = "constant"
     gamma: float = bounded(0.98, gt=0, le=1)
     gae_lambda: float = bounded(1.0, ge=0, le=1)
@@ -58,9 +63,13 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
         """Checks the keys (see :class:`AlgorithmConfig`) and that a ``linear`` schedule has an end.
 
         Raises:
-            ConfigurationError: For a bad key, an unknown ``lr_schedule`` or ``linear`` without ``max_env_steps``.
+            ConfigurationError: For a bad key, an unknown ``optimizer`` or ``lr_schedule`` or ``linear`` without ``max_env_steps``.
         """
         super().validate()
+        if self.optimizer not in OPTIMIZER_NAMES:
+            raise ConfigurationError(
+                f"algorithm.optimizer={self.optimizer!r} is unknown; use one of {', '.join(OPTIMIZER_NAMES)}"
+            )
         if self.lr_schedule not in ("constant", "linear"):
             raise ConfigurationError(f"algorithm.lr_schedule={self.lr_schedule!r} is unknown; use constant or linear")
         if self.lr_schedule == "linear" and self.max_env_steps is None:

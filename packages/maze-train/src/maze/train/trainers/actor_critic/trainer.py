@@ -12,7 +12,7 @@ from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import CollectorGuardedTrainer
-from maze.train.optim import Adam
+from maze.train.optim import build_optimizer
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
@@ -64,7 +64,9 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
         self.evaluator = evaluator
         self.model = model
         self.model_selection = model_selection
-        self.optimizer = Adam(model.parameters(), lr=algorithm_config.lr, eps=algorithm_config.adam_eps)
+        self.optimizer = build_optimizer(
+            algorithm_config.optimizer, model.parameters(), lr=algorithm_config.lr, eps=algorithm_config.optimizer_eps
+        )
         self._policy_parameters = model.policy.parameters()
         self._critic_parameters = model.critic.parameters()
         self._shared_parameters = bool(

@@ -18,7 +18,7 @@ class SACAlgorithmConfig(AlgorithmConfig):
     Attributes:
         n_rollout_steps: Env steps per env and rollout.
         lr: Learning rate of the policy and the Q networks (Adam); 0 leaves them unchanged (a frozen baseline).
-        adam_eps: Adam's epsilon (all three optimizers), added to the denominator of its update.
+        optimizer_eps: Adam's epsilon (all three optimizers), added to the denominator of its update.
         entropy_coef: The entropy coefficient alpha (the start value with ``entropy_tuning``), or
             ``"auto"`` / ``"auto_<start>"`` as stable-baselines3's ``ent_coef``: entropy tuning on,
             starting at 1.0 (or ``<start>``), with the networks' learning rate ``lr`` (this sets
@@ -66,7 +66,7 @@ class SACAlgorithmConfig(AlgorithmConfig):
 
     n_rollout_steps: int = bounded(1, ge=1)
     lr: float = bounded(0.001, ge=0)
-    adam_eps: float = bounded(1e-8, gt=0)
+    optimizer_eps: float = bounded(1e-8, gt=0)
     entropy_coef: Union[float, str] = bounded(0.2, gt=0)
     gamma: float = bounded(0.99, gt=0, le=1)
     max_grad_norm: float = bounded(0.0, ge=0)

@@ -104,9 +104,9 @@ class SAC(EpochLoopTrainer):
             torch.full((len(self.sub_steps),), math.log(config.entropy_coef), device=model.device)
         )
         """``log alpha`` of every sub-step ``[K]``."""
-        self.policy_optimizer = Adam(self.policy.parameters(), lr=config.lr, eps=config.adam_eps)
-        self.critic_optimizer = Adam(self.critics.parameters, lr=config.lr, eps=config.adam_eps)
-        self.entropy_optimizer = Adam([self.log_entropy_coef], lr=config.entropy_coef_lr, eps=config.adam_eps)
+        self.policy_optimizer = Adam(self.policy.parameters(), lr=config.lr, eps=config.optimizer_eps)
+        self.critic_optimizer = Adam(self.critics.parameters, lr=config.lr, eps=config.optimizer_eps)
+        self.entropy_optimizer = Adam([self.log_entropy_coef], lr=config.entropy_coef_lr, eps=config.optimizer_eps)
         self.events = TrainerEventLog(SACEvents)
         self._env_stats = LogStatsAggregator()
         self._update_stats: list[torch.Tensor] = []
