@@ -225,6 +225,11 @@ def bench(session: nox.Session) -> None:
     tracking = f"{by_name('maze-train').path}[mlflow,wandb,ray]"  # the tracking benchmark's loggers; Ray (ray bench)
     serving = ("onnx", "onnxscript", "onnxruntime", "fastapi", "uvicorn", "httpx")  # deploy: ONNX export, agent service
     # maze-rllib: the rllib bench (Maze on RLlib against plain RLlib)
-    install_packages(session, "maze-rl", "maze-rllib", extra=("stable-baselines3", "sb3-contrib", tracking, *serving))
+    # the lunar bench's Box2D envs: maze-rllib pins gymnasium 1.2.2, whose box2d extra builds box2d-py from source
+    # (swig); the prebuilt wheels maze-env[box2d] takes with gymnasium 1.4 work with it as well
+    box2d = ("box2d==2.3.10", "pygame-ce")
+    install_packages(
+        session, "maze-rl", "maze-rllib", extra=("stable-baselines3", "sb3-contrib", *box2d, tracking, *serving)
+    )
     session.chdir(ROOT)
     session.run("python", "-m", "tools.bench", *session.posargs, env={"OMP_NUM_THREADS": "1"})

@@ -16,6 +16,7 @@ from . import (
     hpo_bench,
     impala_bench,
     log_stats_bench,
+    lunar_bench,
     policy_bench,
     ray_bench,
     rllib_bench,
@@ -50,7 +51,10 @@ SUITES = (
     Suite("policy", "Policy inference (vector_obs CartPole policy vs bare nn.Sequential)", policy_bench.run),
     Suite("rollout", "Rollout throughput (CartPole-v1, random policy)", rollout_bench.run, rollout_bench.notes),
     Suite(
-        "sac_update", "SAC gradient steps (Pendulum-v1, RL-Zoo networks)", sac_update_bench.run, sac_update_bench.notes
+        "sac_update",
+        "SAC gradient steps (RL-Zoo networks: Pendulum-v1, LunarLanderContinuous-v3)",
+        sac_update_bench.run,
+        sac_update_bench.notes,
     ),
     Suite(
         "bc", "Behavioural cloning throughput (BCTrainer vs a hand-written torch loop)", bc_bench.run, bc_bench.notes
@@ -67,6 +71,7 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "es": es_bench.main,  # ES time-to-solve against sb3-contrib ARS
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
     "impala": impala_bench.main,  # IMPALA time-to-solve against SB3 and maze PPO
+    "lunar": lunar_bench.main,  # PPO, A2C, IMPALA on LunarLander-v3 at the RL-Zoo's budgets against SB3 (~1.5 h)
     "ray": ray_bench.main,  # Ray rollouts and IMPALA actors against local processes, ~2 ms env steps; Ray start-up
     "rllib": rllib_bench.main,
     "rollout_choice": rollout_choice.main,  # maze-run -cn conf_rollout: runner=auto against sequential and parallel  # PPO time to solve CartPole: Maze on RLlib vs plain RLlib vs maze-run (needs maze-rllib)

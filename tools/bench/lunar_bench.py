@@ -1,0 +1,318 @@
+"""Learning at real budgets on LunarLander: maze's tuned experiments against stable-baselines3's RL-Zoo settings.
+
+``python -m tools.bench --only lunar`` (or ``nox -s bench -- --only lunar``) runs, per seed:
+
+* PPO on LunarLander-v3 for 1M env steps: ``maze-run +experiment=lunarlander_ppo`` against SB3's
+  PPO (``sb3_lunar``). Figures: the whole command's wall time (from spawning the process) to the
+  first deterministic evaluation with a mean of at least 200, the env steps then, the final
+  evaluation after the whole budget, peak RSS. Targets: maze's median time ≤ 0.33× SB3's, every
+  maze seed at 200, maze's median final evaluation ≥ 230.
+* A2C on LunarLander-v3 for 200k env steps: ``+experiment=lunarlander_a2c`` against SB3's A2C.
+  Target: maze's best evaluation ≥ 150 (the zoo's A2C figure) on every seed.
+* IMPALA on LunarLander-v3 (``+experiment=lunarlander_impala`` trained on to 1M env steps; maze
+  only: SB3 has no IMPALA; seed 1 only, about 13 minutes). Target: ≥ 200 within 1M env steps.
+
+The maze run and the SB3 run of one seed run at the same time, one core each
+(``OMP_NUM_THREADS=1``), so both see the same machine; the IMPALA runs (three processes each:
+learner and two actors) run alone. Every evaluation is kept with its time, so the table's
+curves are the runs' own. SAC's gradient-step throughput on LunarLanderContinuous-v3 (part (b)
+of the issue) is the ``sac_update`` suite's second pair of rows.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from .harness import RESULTS_DIR
+from .train_bench import LOG_TAIL_LINES, maze_run_executable, measure_child
+from .train_report import machine
+
+__all__ = ["CASES", "CurveRun", "main"]
+
+TARGET = 200.0
+SEEDS = (1, 2, 3)
+RUN_TIMEOUT_S = 3 * 3600
+"""A run is killed after this long (SB3's PPO takes tens of minutes for 1M env steps on one core)."""
+EVAL_TAG = "eval_BaseEnvEvents/reward/mean"
+"""The TensorBoard tag of maze's deterministic evaluation mean (one point per epoch, step = epoch)."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One trainer's comparison.
+
+    Attributes:
+        name: Row label.
+        experiment: maze's ``+experiment=`` config.
+        env_steps_per_epoch: Env steps of one maze epoch (the evaluation interval).
+        peer: The ``sb3_lunar --algorithm`` to run beside it (None: maze alone).
+        overrides: Further maze overrides (e.g. a longer budget than the experiment's).
+        peer_budget: The peer's env-step budget (None: the zoo's).
+        seeds: The seeds to run (None: :data:`SEEDS`).
+    """
+
+    name: str
+    experiment: str
+    env_steps_per_epoch: int
+    peer: Optional[str]
+    overrides: tuple[str, ...] = ()
+    peer_budget: Optional[int] = None
+    seeds: Optional[tuple[int, ...]] = None
+
+
+CASES = (
+    Case("A2C", "lunarlander_a2c", 20_000, "a2c"),
+    Case("PPO", "lunarlander_ppo", 16_384, "ppo"),
+    Case("IMPALA", "lunarlander_impala", 20_000, None, ("algorithm.max_env_steps=1000000",), seeds=(1,)),
+)
+
+
+@dataclass
+class CurveRun:
+    """One run: its evaluations over time and the parent's measurements.
+
+    Attributes:
+        case: The case's name.
+        tool: ``maze`` or ``sb3``.
+        seed: The seed.
+        wall_seconds: Whole-command wall time.
+        peak_rss_mib: The child's peak resident set size.
+        curve: ``[env_steps, seconds since the process was spawned, mean return]`` per evaluation.
+        error: Why the run failed, or None.
+    """
+
+    case: str
+    tool: str
+    seed: int
+    wall_seconds: float
+    peak_rss_mib: float
+    curve: list[list[float]] = field(default_factory=list)
+    error: Optional[str] = None
+
+    def first_at(self, target: float) -> Optional[list[float]]:
+        """The first evaluation with a mean of at least ``target`` (None: never)."""
+        return next((point for point in self.curve if point[2] >= target), None)
+
+    @property
+    def best(self) -> Optional[float]:
+        """The best evaluation mean."""
+        return max((point[2] for point in self.curve), default=None)
+
+    @property
+    def final(self) -> Optional[float]:
+        """The last evaluation mean (after the whole budget)."""
+        return self.curve[-1][2] if self.curve else None
+
+
+def maze_curve(run_dir: Path, env_steps_per_epoch: int, spawned: float) -> list[list[float]]:
+    """The evaluations of a maze run from its TensorBoard log (step = epoch, wall time of the write)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    accumulator = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
+    accumulator.Reload()
+    return [
+        [event.step * env_steps_per_epoch, event.wall_time - spawned, event.value]
+        for event in accumulator.Scalars(EVAL_TAG)
+    ]
+
+
+def run_maze(case: Case, seed: int, work_dir: Path) -> CurveRun:
+    """One ``maze-run`` of the case's experiment; its curve comes from the run directory."""
+    run_dir = work_dir / f"maze-{case.name}-{seed}"
+    command = [
+        maze_run_executable(),
+        "-cn",
+        "conf_train",
+        f"+experiment={case.experiment}",
+        f"seeding.env_base_seed={seed}",
+        f"seeding.agent_base_seed={seed}",
+        *case.overrides,
+        f"hydra.run.dir={run_dir}",
+    ]
+    log = work_dir / f"maze-{case.name}-{seed}.log"
+    spawned = time.time()
+    stats = measure_child(command, log, RUN_TIMEOUT_S)
+    run = CurveRun(case.name, "maze", seed, stats.wall_seconds, stats.peak_rss_mib)
+    if stats.exit_code != 0:
+        return failed(run, stats.exit_code, log)
+    run.curve = maze_curve(run_dir, case.env_steps_per_epoch, spawned)
+    return run
+
+
+def run_sb3(case: Case, seed: int, work_dir: Path) -> CurveRun:
+    """One ``sb3_lunar`` run of the case's peer; its curve comes from the child's JSON result."""
+    out = work_dir / f"sb3-{case.name}-{seed}.json"
+    command = [sys.executable, "-m", "tools.bench.sb3_lunar", "--algorithm", case.peer, "--seed", str(seed)]
+    if case.peer_budget is not None:
+        command += ["--budget", str(case.peer_budget)]
+    log = work_dir / f"sb3-{case.name}-{seed}.log"
+    spawned = time.time()
+    stats = measure_child([*command, "--out", str(out)], log, RUN_TIMEOUT_S)
+    run = CurveRun(case.name, "sb3", seed, stats.wall_seconds, stats.peak_rss_mib)
+    if stats.exit_code != 0:
+        return failed(run, stats.exit_code, log)
+    curve = json.loads(out.read_text(encoding="utf-8"))["curve"]
+    run.curve = [[steps, at - spawned, mean] for steps, at, mean in curve]
+    return run
+
+
+def failed(run: CurveRun, exit_code: int, log: Path) -> CurveRun:
+    """Marks ``run`` failed and prints the tail of its log to stderr."""
+    run.error = f"exit code {exit_code}"
+    tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-LOG_TAIL_LINES:]
+    print(f"{run.case} {run.tool} seed {run.seed} failed ({run.error}); log tail:\n" + "\n".join(tail), file=sys.stderr)
+    return run
+
+
+def run_seed(case: Case, seed: int, work_dir: Path) -> list[CurveRun]:
+    """The case's maze run and (at the same time, one core each) its SB3 run of ``seed``."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(run_maze, case, seed, work_dir)]
+        if case.peer is not None:
+            futures.append(pool.submit(run_sb3, case, seed, work_dir))
+        runs = [future.result() for future in futures]
+    for run in runs:
+        print(f"  {case.name} {run.tool} seed {seed}: {one_line(run)}", flush=True)
+    return runs
+
+
+def one_line(run: CurveRun) -> str:
+    """A progress line: outcome, time to the target, final and best evaluation."""
+    if run.error:
+        return f"failed ({run.error}) after {run.wall_seconds:.0f} s"
+    first = run.first_at(TARGET)
+    reached = f"{TARGET:g} at {first[0]:,.0f} env steps, {first[1]:.0f} s" if first else f"never {TARGET:g}"
+    return (
+        f"{reached}; final {run.final:.1f}, best {run.best:.1f}, {run.wall_seconds:.0f} s, {run.peak_rss_mib:.0f} MiB"
+    )
+
+
+def median(values: list[Optional[float]]) -> Optional[float]:
+    """Median of the known values (None if any is unknown: an unsolved seed has no time)."""
+    return None if not values or any(value is None for value in values) else statistics.median(values)
+
+
+def case_rows(runs: list[CurveRun]) -> list[str]:
+    """Per case and tool: seeds at 200, median time and env steps to 200, median final and best, peak RSS."""
+    lines = [
+        "| case | tool | seeds at 200 | time to 200 (median) | env steps to 200 (median) | final eval (median) "
+        "| best eval (median) | whole run (median) | peak RSS |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for case in CASES:
+        for tool in ("maze", "sb3"):
+            mine = [run for run in runs if run.case == case.name and run.tool == tool]
+            if not mine:
+                continue
+            firsts = [run.first_at(TARGET) for run in mine]
+            time_to = median([first[1] if first else None for first in firsts])
+            steps_to = median([first[0] if first else None for first in firsts])
+            lines.append(
+                f"| {case.name} | {tool} | {sum(first is not None for first in firsts)}/{len(mine)} "
+                f"| {fmt(time_to, ' s')} | {fmt(steps_to)} | {fmt(median([run.final for run in mine]), digits=1)} "
+                f"| {fmt(median([run.best for run in mine]), digits=1)} "
+                f"| {fmt(median([run.wall_seconds for run in mine]), ' s')} "
+                f"| {max(run.peak_rss_mib for run in mine):.0f} MiB |"
+            )
+    return lines
+
+
+def fmt(value: Optional[float], unit: str = "", digits: int = 0) -> str:
+    """A number with thousands separators, or ∞ when unknown (a seed never reached the target)."""
+    return "∞" if value is None else f"{value:,.{digits}f}{unit}"
+
+
+def targets(runs: list[CurveRun]) -> list[tuple[str, str, bool]]:
+    """The issue's targets: (what, the measured figure, met)."""
+
+    def of(case: str, tool: str) -> list[CurveRun]:
+        return [run for run in runs if run.case == case and run.tool == tool]
+
+    ppo_maze, ppo_sb3 = of("PPO", "maze"), of("PPO", "sb3")
+    maze_time = median([(run.first_at(TARGET) or [None, None])[1] for run in ppo_maze])
+    sb3_time = median([(run.first_at(TARGET) or [None, None])[1] for run in ppo_sb3])
+    ratio = maze_time / sb3_time if maze_time is not None and sb3_time else None
+    ppo_final = median([run.final for run in ppo_maze])
+    a2c_best = [run.best for run in of("A2C", "maze")]
+    impala_best = [run.best for run in of("IMPALA", "maze")]
+    return [
+        ("PPO: maze time to 200 ≤ 0.33× SB3's (median)", fmt(ratio, "×", 2), ratio is not None and ratio <= 0.33),
+        ("PPO: maze final evaluation ≥ 230 (median)", fmt(ppo_final, digits=1), (ppo_final or 0) >= 230),
+        (
+            "A2C: maze best ≥ 150 within 200k env steps, every seed",
+            ", ".join(fmt(best, digits=1) for best in a2c_best),
+            bool(a2c_best) and all((best or -1e9) >= 150 for best in a2c_best),
+        ),
+        (
+            "IMPALA: maze ≥ 200 within 1M env steps (seed 1)",
+            ", ".join(fmt(best, digits=1) for best in impala_best),
+            bool(impala_best) and all((best or -1e9) >= 200 for best in impala_best),
+        ),
+    ]
+
+
+def curves_table(runs: list[CurveRun]) -> list[str]:
+    """Every run's curve: ``env steps (k): mean`` per evaluation."""
+    lines = ["| case | tool | seed | evaluations (env steps in thousands: deterministic mean) |", "|---|---|---:|---|"]
+    for run in runs:
+        points = " ".join(f"{steps / 1000:.0f}k:{mean:.0f}" for steps, _, mean in run.curve) or run.error or "—"
+        lines.append(f"| {run.case} | {run.tool} | {run.seed} | {points} |")
+    return lines
+
+
+NOTES = (
+    "Time to 200: from spawning the process (start-up, imports and evaluations included) to the end of the first "
+    "deterministic evaluation (10 episodes) with a mean of at least 200. Final eval: the evaluation after the whole "
+    "budget (PPO 1M, A2C 200k, IMPALA 1M env steps; no early stop). maze and SB3 runs of one seed run at the same "
+    "time, one core each (`OMP_NUM_THREADS=1`); IMPALA (learner + 2 actor processes) runs alone. Evaluations: maze "
+    "after every epoch (PPO 16,384, A2C and IMPALA 20,000 env steps), SB3 at the same env steps "
+    "(`EvalCallback`). Peak RSS: the child's `ru_maxrss` (maze IMPALA: the learner process only)."
+)
+
+
+def markdown(runs: list[CurveRun]) -> str:
+    """The suite's results as markdown: summary rows, targets, curves, notes."""
+    lines = ["### LunarLander-v3 at real budgets: maze experiments vs stable-baselines3 (RL-Zoo settings)", ""]
+    lines += case_rows(runs)
+    lines += ["", "| target | measured | met |", "|---|---|---|"]
+    lines += [f"| {what} | {figure} | {'yes' if met else 'no'} |" for what, figure, met in targets(runs)]
+    lines += ["", *curves_table(runs), "", NOTES, "", f"Machine: {machine()}."]
+    return "\n".join(lines)
+
+
+def main(quick: bool) -> None:
+    """Runs every case on every seed, prints the tables and (unless ``quick``) writes ``results/lunar.*``.
+
+    ``quick`` runs one seed of A2C with a 40k env-step budget (a smoke test of the harness).
+    """
+    if quick:
+        smoke = Case("A2C", "lunarlander_a2c", 20_000, "a2c", ("algorithm.max_env_steps=40000",), peer_budget=40_000)
+        cases, seeds = (smoke,), SEEDS[:1]
+    else:
+        cases, seeds = CASES, SEEDS
+    print(f"\nLunarLander at real budgets: {[case.name for case in cases]}, seeds {list(seeds)} ...", flush=True)
+    runs: list[CurveRun] = []
+    with tempfile.TemporaryDirectory(prefix="maze-lunar-bench-") as tmp:
+        for case in cases:
+            for seed in case.seeds or seeds:
+                runs += run_seed(case, seed, Path(tmp))
+            if not quick:  # after every case, so a long run that is stopped keeps what it measured
+                write(runs)
+    print(markdown(runs))
+
+
+def write(runs: list[CurveRun]) -> None:
+    """Writes ``results/lunar.md`` and ``results/lunar.json`` (every run with its curve, and the targets)."""
+    path = RESULTS_DIR / "lunar.md"
+    path.write_text(markdown(runs) + "\n", encoding="utf-8")
+    payload = {"runs": [asdict(run) for run in runs], "targets": targets(runs), "machine": machine()}
+    path.with_suffix(".json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    print(f"written: {path} and {path.with_suffix('.json')}", flush=True)
