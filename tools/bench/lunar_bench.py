@@ -200,6 +200,28 @@ def median(values: list[Optional[float]]) -> Optional[float]:
     return None if not values or any(value is None for value in values) else statistics.median(values)
 
 
+def summaries(runs: list[CurveRun]) -> dict[str, dict[str, dict[str, Optional[float]]]]:
+    """Case -> tool -> figures over the seeds (medians; None where a seed never reached 200)."""
+    result: dict[str, dict[str, dict[str, Optional[float]]]] = {}
+    for case in CASES:
+        for tool in ("maze", "sb3"):
+            mine = [run for run in runs if run.case == case.name and run.tool == tool]
+            if not mine:
+                continue
+            firsts = [run.first_at(TARGET) for run in mine]
+            result.setdefault(case.name, {})[tool] = {
+                "seeds": len(mine),
+                "seeds_at_200": sum(first is not None for first in firsts),
+                "time_to_200_s": median([first[1] if first else None for first in firsts]),
+                "env_steps_to_200": median([first[0] if first else None for first in firsts]),
+                "final_eval": median([run.final for run in mine]),
+                "best_eval": median([run.best for run in mine]),
+                "wall_s": median([run.wall_seconds for run in mine]),
+                "peak_rss_mib": max(run.peak_rss_mib for run in mine),
+            }
+    return result
+
+
 def case_rows(runs: list[CurveRun]) -> list[str]:
     """Per case and tool: seeds at 200, median time and env steps to 200, median final and best, peak RSS."""
     lines = [
@@ -207,20 +229,13 @@ def case_rows(runs: list[CurveRun]) -> list[str]:
         "| best eval (median) | whole run (median) | peak RSS |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for case in CASES:
-        for tool in ("maze", "sb3"):
-            mine = [run for run in runs if run.case == case.name and run.tool == tool]
-            if not mine:
-                continue
-            firsts = [run.first_at(TARGET) for run in mine]
-            time_to = median([first[1] if first else None for first in firsts])
-            steps_to = median([first[0] if first else None for first in firsts])
+    for case, tools in summaries(runs).items():
+        for tool, figures in tools.items():
             lines.append(
-                f"| {case.name} | {tool} | {sum(first is not None for first in firsts)}/{len(mine)} "
-                f"| {fmt(time_to, ' s')} | {fmt(steps_to)} | {fmt(median([run.final for run in mine]), digits=1)} "
-                f"| {fmt(median([run.best for run in mine]), digits=1)} "
-                f"| {fmt(median([run.wall_seconds for run in mine]), ' s')} "
-                f"| {max(run.peak_rss_mib for run in mine):.0f} MiB |"
+                f"| {case} | {tool} | {figures['seeds_at_200']}/{figures['seeds']} | {fmt(figures['time_to_200_s'], ' s')} "
+                f"| {fmt(figures['env_steps_to_200'])} | {fmt(figures['final_eval'], digits=1)} "
+                f"| {fmt(figures['best_eval'], digits=1)} | {fmt(figures['wall_s'], ' s')} "
+                f"| {figures['peak_rss_mib']:.0f} MiB |"
             )
     return lines
 
@@ -236,10 +251,8 @@ def targets(runs: list[CurveRun]) -> list[tuple[str, str, bool]]:
     def of(case: str, tool: str) -> list[CurveRun]:
         return [run for run in runs if run.case == case and run.tool == tool]
 
-    ppo_maze, ppo_sb3 = of("PPO", "maze"), of("PPO", "sb3")
-    maze_time = median([(run.first_at(TARGET) or [None, None])[1] for run in ppo_maze])
-    sb3_time = median([(run.first_at(TARGET) or [None, None])[1] for run in ppo_sb3])
-    ratio = maze_time / sb3_time if maze_time is not None and sb3_time else None
+    ppo_maze = of("PPO", "maze")
+    ratio = ppo_time_ratio(runs)
     ppo_final = median([run.final for run in ppo_maze])
     a2c_best = [run.best for run in of("A2C", "maze")]
     impala_best = [run.best for run in of("IMPALA", "maze")]
@@ -257,6 +270,13 @@ def targets(runs: list[CurveRun]) -> list[tuple[str, str, bool]]:
             bool(impala_best) and all((best or -1e9) >= 200 for best in impala_best),
         ),
     ]
+
+
+def ppo_time_ratio(runs: list[CurveRun]) -> Optional[float]:
+    """maze's median PPO time to 200 over SB3's (None unless every seed of both got there)."""
+    figures = summaries(runs).get("PPO", {})
+    maze, sb3 = (figures.get(tool, {}).get("time_to_200_s") for tool in ("maze", "sb3"))
+    return maze / sb3 if maze is not None and sb3 else None
 
 
 def curves_table(runs: list[CurveRun]) -> list[str]:
@@ -313,6 +333,12 @@ def write(runs: list[CurveRun]) -> None:
     """Writes ``results/lunar.md`` and ``results/lunar.json`` (every run with its curve, and the targets)."""
     path = RESULTS_DIR / "lunar.md"
     path.write_text(markdown(runs) + "\n", encoding="utf-8")
-    payload = {"runs": [asdict(run) for run in runs], "targets": targets(runs), "machine": machine()}
+    payload = {
+        "summary": summaries(runs),
+        "ppo_time_ratio": ppo_time_ratio(runs),
+        "targets": [{"target": what, "measured": figure, "met": met} for what, figure, met in targets(runs)],
+        "runs": [asdict(run) for run in runs],
+        "machine": machine(),
+    }
     path.with_suffix(".json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     print(f"written: {path} and {path.with_suffix('.json')}", flush=True)
