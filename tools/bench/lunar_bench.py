@@ -10,7 +10,9 @@
 * A2C on LunarLander-v3 for 200k env steps: ``+experiment=lunarlander_a2c`` against SB3's A2C.
   Target: maze's best evaluation ≥ 150 (the zoo's A2C figure) on every seed.
 * IMPALA on LunarLander-v3 (``+experiment=lunarlander_impala`` trained on to 1M env steps; maze
-  only: SB3 has no IMPALA; seed 1 only, about 13 minutes). Target: ≥ 200 within 1M env steps.
+  only: SB3 has no IMPALA; seed 1 only, about 2 minutes). Target: ≥ 200 within 1M env steps.
+* SAC on LunarLanderContinuous-v3 (``+experiment=lunarlander_continuous_sac``, seed 1, maze only,
+  at most 40 minutes): env steps and wall time to 200 (the experiment stops there).
 
 The maze run and the SB3 run of one seed run at the same time, one core each
 (``OMP_NUM_THREADS=1``), so both see the same machine; the IMPALA runs (three processes each:
@@ -41,6 +43,8 @@ TARGET = 200.0
 SEEDS = (1, 2, 3)
 RUN_TIMEOUT_S = 3 * 3600
 """A run is killed after this long (SB3's PPO takes tens of minutes for 1M env steps on one core)."""
+SAC_MAX_SECONDS = 2400
+"""SAC's wall-clock cap in the benchmark (its experiment's 500k env steps take hours on one core)."""
 EVAL_TAG = "eval_BaseEnvEvents/reward/mean"
 """The TensorBoard tag of maze's deterministic evaluation mean (one point per epoch, step = epoch)."""
 
@@ -57,6 +61,7 @@ class Case:
         overrides: Further maze overrides (e.g. a longer budget than the experiment's).
         peer_budget: The peer's env-step budget (None: the zoo's).
         seeds: The seeds to run (None: :data:`SEEDS`).
+        env_steps_offset: Env steps before the first epoch (SAC's random steps that fill the replay buffer).
     """
 
     name: str
@@ -66,12 +71,22 @@ class Case:
     overrides: tuple[str, ...] = ()
     peer_budget: Optional[int] = None
     seeds: Optional[tuple[int, ...]] = None
+    env_steps_offset: int = 0
 
 
 CASES = (
     Case("A2C", "lunarlander_a2c", 20_000, "a2c"),
     Case("PPO", "lunarlander_ppo", 16_384, "ppo"),
     Case("IMPALA", "lunarlander_impala", 20_000, None, ("algorithm.max_env_steps=1000000",), seeds=(1,)),
+    Case(
+        "SAC (LunarLanderContinuous-v3)",
+        "lunarlander_continuous_sac",
+        10_000,
+        None,
+        (f"algorithm.max_seconds={SAC_MAX_SECONDS}",),
+        seeds=(1,),
+        env_steps_offset=10_000,
+    ),
 )
 
 
@@ -112,14 +127,21 @@ class CurveRun:
         return self.curve[-1][2] if self.curve else None
 
 
-def maze_curve(run_dir: Path, env_steps_per_epoch: int, spawned: float) -> list[list[float]]:
-    """The evaluations of a maze run from its TensorBoard log (step = epoch, wall time of the write)."""
+def maze_curve(run_dir: Path, env_steps_per_epoch: int, spawned: float, offset: int = 0) -> list[list[float]]:
+    """The evaluations of a maze run from its TensorBoard log (step = epoch, wall time of the write).
+
+    Args:
+        run_dir: The run directory.
+        env_steps_per_epoch: Env steps of one epoch.
+        spawned: Unix time the process was spawned at.
+        offset: Env steps before the first epoch.
+    """
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     accumulator = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     accumulator.Reload()
     return [
-        [event.step * env_steps_per_epoch, event.wall_time - spawned, event.value]
+        [offset + event.step * env_steps_per_epoch, event.wall_time - spawned, event.value]
         for event in accumulator.Scalars(EVAL_TAG)
     ]
 
@@ -143,7 +165,7 @@ def run_maze(case: Case, seed: int, work_dir: Path) -> CurveRun:
     run = CurveRun(case.name, "maze", seed, stats.wall_seconds, stats.peak_rss_mib)
     if stats.exit_code != 0:
         return failed(run, stats.exit_code, log)
-    run.curve = maze_curve(run_dir, case.env_steps_per_epoch, spawned)
+    run.curve = maze_curve(run_dir, case.env_steps_per_epoch, spawned, case.env_steps_offset)
     return run
 
 
@@ -291,9 +313,11 @@ def curves_table(runs: list[CurveRun]) -> list[str]:
 NOTES = (
     "Time to 200: from spawning the process (start-up, imports and evaluations included) to the end of the first "
     "deterministic evaluation (10 episodes) with a mean of at least 200. Final eval: the evaluation after the whole "
-    "budget (PPO 1M, A2C 200k, IMPALA 1M env steps; no early stop). maze and SB3 runs of one seed run at the same "
-    "time, one core each (`OMP_NUM_THREADS=1`); IMPALA (learner + 2 actor processes) runs alone. Evaluations: maze "
-    "after every epoch (PPO 16,384, A2C and IMPALA 20,000 env steps), SB3 at the same env steps "
+    "budget (PPO 1M, A2C 200k, IMPALA 1M env steps; no early stop; SAC stops at 200 or after 40 minutes). maze and "
+    "SB3 runs of one seed run at the same "
+    "time, one core each (`OMP_NUM_THREADS=1`); IMPALA (learner + 2 actor processes) and SAC run alone. Evaluations: "
+    "maze after every epoch (PPO 16,384, A2C and IMPALA 20,000, SAC 10,000 env steps after its 10,000 random ones), "
+    "SB3 at the same env steps "
     "(`EvalCallback`). Peak RSS: the child's `ru_maxrss` (maze IMPALA: the learner process only)."
 )
 
