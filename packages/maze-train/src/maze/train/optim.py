@@ -23,7 +23,20 @@ from maze.train.bounds import Bounds
 __all__ = ["Adam", "OPTIMIZERS", "RMSprop", "build_optimizer"]
 
 
-class Adam:
+class _LeanOptimizer:
+    """What the lean optimizers share: a fixed parameter list, a settable learning rate, ``zero_grad``."""
+
+    def __init__(self, parameters: Iterable[torch.nn.Parameter], lr: float) -> None:
+        self.parameters = list(parameters)
+        self.lr = lr
+
+    def zero_grad(self) -> None:
+        """Drops the gradients of all parameters."""
+        for parameter in self.parameters:
+            parameter.grad = None
+
+
+class Adam(_LeanOptimizer):
     """Adam over a fixed list of parameters.
 
     Parameters whose ``grad`` is None in a :meth:`step` are skipped (their moments stay).
@@ -42,19 +55,13 @@ class Adam:
         betas: tuple[float, float] = (0.9, 0.999),
         eps: Annotated[float, Bounds(gt=0)] = 1e-8,
     ) -> None:
-        self.parameters = list(parameters)
-        self.lr = lr
+        super().__init__(parameters, lr)
         self.betas = betas
         self.eps = eps
         self.steps = [torch.zeros((), dtype=torch.float32, device=parameter.device) for parameter in self.parameters]
         """The update count of every parameter (float32 0-d tensors, as the fused kernel takes them)."""
         self.exp_avg = [torch.zeros_like(parameter) for parameter in self.parameters]
         self.exp_avg_sq = [torch.zeros_like(parameter) for parameter in self.parameters]
-
-    def zero_grad(self) -> None:
-        """Drops the gradients of all parameters."""
-        for parameter in self.parameters:
-            parameter.grad = None
 
     @torch.no_grad()
     def step(self) -> None:
@@ -112,7 +119,7 @@ class Adam:
             self.lr = float(state["lr"])
 
 
-class RMSprop:
+class RMSprop(_LeanOptimizer):
     """RMSprop over a fixed list of parameters, as ``torch.optim.RMSprop`` (no momentum, not centered).
 
     ``square_avg = alpha * square_avg + (1 - alpha) * grad**2`` and
@@ -133,16 +140,10 @@ class RMSprop:
         alpha: float = 0.99,
         eps: Annotated[float, Bounds(gt=0)] = 1e-8,
     ) -> None:
-        self.parameters = list(parameters)
-        self.lr = lr
+        super().__init__(parameters, lr)
         self.alpha = alpha
         self.eps = eps
         self.square_avg = [torch.zeros_like(parameter) for parameter in self.parameters]
-
-    def zero_grad(self) -> None:
-        """Drops the gradients of all parameters."""
-        for parameter in self.parameters:
-            parameter.grad = None
 
     @torch.no_grad()
     def step(self) -> None:
