@@ -19,10 +19,14 @@ The maze run and the SB3 run of one seed run at the same time, one core each
 learner and two actors) run alone. Every evaluation is kept with its time, so the table's
 curves are the runs' own. SAC's gradient-step throughput on LunarLanderContinuous-v3 (part (b)
 of the issue) is the ``sac_update`` suite's second pair of rows.
+
+``python -m tools.bench.lunar_bench SAC`` reruns only the named cases and merges their runs into
+the committed ``results/lunar.json`` (the other cases' runs are kept).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -366,3 +370,30 @@ def write(runs: list[CurveRun]) -> None:
     }
     path.with_suffix(".json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     print(f"written: {path} and {path.with_suffix('.json')}", flush=True)
+
+
+def rerun_cases(names: list[str]) -> None:
+    """Runs only the cases whose names start with one of ``names`` and merges them into the committed results.
+
+    The runs of the other cases are read back from ``results/lunar.json``; the new runs replace
+    those of the cases run.
+    """
+    chosen = [case for case in CASES if any(case.name.startswith(name) for name in names)]
+    if not chosen:
+        raise SystemExit(f"no case named {names}; the cases are {', '.join(case.name for case in CASES)}")
+    kept = [CurveRun(**run) for run in json.loads((RESULTS_DIR / "lunar.json").read_text(encoding="utf-8"))["runs"]]
+    runs = [run for run in kept if run.case not in {case.name for case in chosen}]
+    with tempfile.TemporaryDirectory(prefix="maze-lunar-bench-") as tmp:
+        for case in chosen:
+            for seed in case.seeds or SEEDS:
+                runs += run_seed(case, seed, Path(tmp))
+    order = [case.name for case in CASES]
+    runs.sort(key=lambda run: order.index(run.case))
+    write(runs)
+    print(markdown(runs))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Rerun some cases of the lunar benchmark, keeping the others' runs.")
+    parser.add_argument("cases", nargs="+", help="case names or their beginnings, e.g. SAC or PPO")
+    rerun_cases(parser.parse_args().cases)
