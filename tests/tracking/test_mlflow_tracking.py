@@ -137,7 +137,9 @@ def test_an_unusable_store_gives_one_warning_and_the_training_finishes(tmp_path:
 
 
 def test_ctrl_c_ends_the_mlflow_run_as_killed_after_logging_what_was_trained(tmp_path: Path) -> None:
-    command = [executable("maze-run"), *TINY_PPO, "algorithm.n_epochs=50", "logger=mlflow", "hydra.run.dir=run"]
+    # no early stop: the run goes on until Ctrl-C (or, should the signal get lost, 300 s, and the test fails)
+    no_end = ("algorithm.n_epochs=100000", "algorithm.patience=0", "algorithm.max_seconds=300")
+    command = [executable("maze-run"), *TINY_PPO, *no_end, "logger=mlflow", "hydra.run.dir=run"]
     job = subprocess.Popen(
         command, cwd=tmp_path, env=job_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,  # its own process group, which Ctrl-C in a terminal signals as a whole
