@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,44 @@ from maze.rl.run import build_runner, prepare_config
 
 CARTPOLE_TRAINING = ("env.name=CartPole-v1", "model=vector_obs", "runner.progress=off")
 """CartPole-v1 with a small template model, without progress bars."""
+
+
+def kill_actor_in_the_learner(
+    ray: Any, owner: Any, method: str, actor: Callable[[], Any], when: Callable[[], bool], wait_for_restart: bool
+) -> list[int]:
+    """Makes ``owner.<method>`` SIGKILL the process of ``actor()`` once ``when()`` holds; returns the pids killed.
+
+    The kill happens in the learner's own call (e.g. IMPALA's ``collect_outputs``), between two
+    updates, so where it falls does not depend on the machine's speed. With ``wait_for_restart``
+    the learner then waits until Ray has restarted the actor, so the run cannot end before the
+    death is seen and the new instance has delivered.
+    """
+    original = getattr(owner, method)
+    killed: list[int] = []
+
+    def call_and_kill_once(*args: Any, **kwargs: Any) -> Any:
+        if not killed and when():
+            pid = ray.get(actor().pid.remote())
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+            if wait_for_restart:
+                _wait_for_a_new_process(ray, actor(), pid)
+        return original(*args, **kwargs)
+
+    setattr(owner, method, call_and_kill_once)
+    return killed
+
+
+def _wait_for_a_new_process(ray: Any, actor: Any, old_pid: int, timeout_s: float = 120) -> None:
+    """Blocks until ``actor`` answers from a process other than ``old_pid`` (Ray restarted it)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if ray.get(actor.pid.remote(), timeout=timeout_s) != old_pid:
+                return
+        except ray.exceptions.RayActorError:  # sent before Ray saw the death, or while it restarts
+            time.sleep(0.2)
+    raise AssertionError(f"Ray did not restart the killed actor within {timeout_s} s")
 
 
 def set_up_job(root: str, overrides: Sequence[str], run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Any:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +10,7 @@ from maze.env.log_stats.log_stats_env import stats_value
 from maze.train.distributed.ray_actors import RayDistributedActors
 from maze.train.distributed.subproc_actors import ActorFailedError
 from maze.train.trainers.impala.events import ImpalaEvents
-from ray_runs import CARTPOLE_TRAINING, StatsRecorder, set_up_job
+from ray_runs import CARTPOLE_TRAINING, StatsRecorder, kill_actor_in_the_learner, set_up_job
 
 IMPALA_ON_RAY = (
     *CARTPOLE_TRAINING,
@@ -42,40 +39,11 @@ def test_impala_on_ray_solves_cartpole(ray_local: Any, tmp_path: Path, monkeypat
 
 
 def _kill_actor_0_in_the_learner(trainer: Any, ray: Any, wait_for_restart: bool) -> list[int]:
-    """Makes the learner SIGKILL actor 0's process once it has trained 2,000 env steps; returns the pids killed.
-
-    The kill happens inside the learner's ``collect_outputs`` (between two updates, with a rollout
-    of actor 0 in flight), so where it falls does not depend on the machine's speed. With
-    ``wait_for_restart`` the learner then waits until Ray has restarted the actor, so the run cannot
-    end before the death is seen and the new instance has delivered.
-    """
+    """Makes the learner kill actor 0 once it has trained 2,000 env steps (see ``kill_actor_in_the_learner``)."""
     actors = trainer.actors
-    collect = actors.collect_outputs
-    killed: list[int] = []
-
-    def collect_and_kill_once() -> Any:
-        if not killed and trainer.env_steps >= 2000:
-            pid = ray.get(actors.actors[0].pid.remote())
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
-            if wait_for_restart:
-                _wait_for_a_new_process(ray, actors.actors[0], pid)
-        return collect()
-
-    actors.collect_outputs = collect_and_kill_once
-    return killed
-
-
-def _wait_for_a_new_process(ray: Any, actor: Any, old_pid: int, timeout_s: float = 120) -> None:
-    """Blocks until ``actor`` answers from a process other than ``old_pid`` (Ray restarted it)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            if ray.get(actor.pid.remote(), timeout=timeout_s) != old_pid:
-                return
-        except ray.exceptions.RayActorError:  # sent before Ray saw the death, or while it restarts
-            time.sleep(0.2)
-    raise AssertionError(f"Ray did not restart the killed actor within {timeout_s} s")
+    return kill_actor_in_the_learner(
+        ray, actors, "collect_outputs", lambda: actors.actors[0], lambda: trainer.env_steps >= 2000, wait_for_restart
+    )
 
 
 def test_a_killed_impala_actor_is_restarted_and_no_rollout_is_lost_or_counted_twice(

@@ -8,10 +8,6 @@ learning steps.
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +15,7 @@ import pytest
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.train.replay.ray_workers import RayDistributedWorkersWithBuffer
 from maze.train.trainers.sac.events import SACEvents
-from ray_runs import StatsRecorder, set_up_job
+from ray_runs import StatsRecorder, kill_actor_in_the_learner, set_up_job
 
 SEEDS = ("seeding.env_base_seed=0", "seeding.agent_base_seed=0", "runner.progress=off")
 
@@ -46,15 +42,6 @@ def test_sac_with_ray_workers_learns_pendulums_first_stage(
     assert best >= -200  # deterministic evaluation mean over 10 episodes
 
 
-def _kill_worker_after(trainer: Any, ray: Any, env_steps: int, killed: list[int]) -> None:
-    """Kills the process of worker 0 once ``env_steps`` were collected (training goes on meanwhile)."""
-    deadline = time.monotonic() + 120
-    while trainer.workers.env_steps < env_steps and time.monotonic() < deadline:
-        time.sleep(0.02)
-    os.kill(ray.get(trainer.workers.actors.actors[0].pid.remote()), signal.SIGKILL)
-    killed.append(1)
-
-
 def test_a_killed_sac_worker_is_restarted_and_no_transition_is_lost_or_stored_twice(
     ray_local: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -74,16 +61,15 @@ def test_a_killed_sac_worker_is_restarted_and_no_transition_is_lost_or_stored_tw
     )
     runner = set_up_job("conf_train", overrides, tmp_path / "run", monkeypatch)
     workers = runner.trainer.workers
-    killed: list[int] = []
-    killer = threading.Thread(target=_kill_worker_after, args=(runner.trainer, ray_local, 400, killed))
-    killer.start()
+    killed = kill_actor_in_the_learner(
+        ray_local, workers, "collect_rollouts", lambda: workers.actors.actors[0], lambda: workers.env_steps >= 400, True
+    )
     with StatsRecorder("train") as recorder:
         runner.run()
-    killer.join()
 
-    assert killed and runner.trainer.epochs_done == 3
+    assert len(killed) == 1 and runner.trainer.epochs_done == 3
     # 100 random transitions, then one rollout of each of 2 workers per iteration: none lost, none twice
     assert workers.env_steps == 100 + 3 * 200 * 2
     assert workers.stored_transitions() == workers.env_steps
     restarts = [stats_value(table, SACEvents.actor_restarts) for table in recorder.tables]
-    assert sum(restarts) == 1
+    assert sum(restarts) == 1, f"worker restarts per epoch: {restarts}"
