@@ -33,6 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -169,14 +170,10 @@ def run_maze(case: Case, seed: int, work_dir: Path) -> CurveRun:
         *case.overrides,
         f"hydra.run.dir={run_dir}",
     ]
-    log = work_dir / f"maze-{case.slug}-{seed}.log"
-    spawned = time.time()
-    stats = measure_child(command, log, RUN_TIMEOUT_S)
-    run = CurveRun(case.name, "maze", seed, stats.wall_seconds, stats.peak_rss_mib)
-    if stats.exit_code != 0:
-        return failed(run, stats.exit_code, log)
-    run.curve = maze_curve(run_dir, case.env_steps_per_epoch, spawned, case.env_steps_offset)
-    return run
+    return measured_run(
+        case, "maze", seed, command, work_dir,
+        lambda spawned: maze_curve(run_dir, case.env_steps_per_epoch, spawned, case.env_steps_offset),
+    )  # fmt: skip
 
 
 def run_sb3(case: Case, seed: int, work_dir: Path) -> CurveRun:
@@ -185,14 +182,33 @@ def run_sb3(case: Case, seed: int, work_dir: Path) -> CurveRun:
     command = [sys.executable, "-m", "tools.bench.sb3_lunar", "--algorithm", case.peer, "--seed", str(seed)]
     if case.peer_budget is not None:
         command += ["--budget", str(case.peer_budget)]
-    log = work_dir / f"sb3-{case.slug}-{seed}.log"
+
+    def curve(spawned: float) -> list[list[float]]:
+        points = json.loads(out.read_text(encoding="utf-8"))["curve"]
+        return [[steps, at - spawned, mean] for steps, at, mean in points]
+
+    return measured_run(case, "sb3", seed, [*command, "--out", str(out)], work_dir, curve)
+
+
+def measured_run(
+    case: Case,
+    tool: str,
+    seed: int,
+    command: list[str],
+    work_dir: Path,
+    read_curve: Callable[[float], list[list[float]]],
+) -> CurveRun:
+    """Runs ``command`` with its output in a log, measures it and reads its curve (``read_curve(spawn time)``).
+
+    A child that fails becomes a run carrying the reason, and the tail of its log goes to stderr.
+    """
+    log = work_dir / f"{tool}-{case.slug}-{seed}.log"
     spawned = time.time()
-    stats = measure_child([*command, "--out", str(out)], log, RUN_TIMEOUT_S)
-    run = CurveRun(case.name, "sb3", seed, stats.wall_seconds, stats.peak_rss_mib)
+    stats = measure_child(command, log, RUN_TIMEOUT_S)
+    run = CurveRun(case.name, tool, seed, stats.wall_seconds, stats.peak_rss_mib)
     if stats.exit_code != 0:
         return failed(run, stats.exit_code, log)
-    curve = json.loads(out.read_text(encoding="utf-8"))["curve"]
-    run.curve = [[steps, at - spawned, mean] for steps, at, mean in curve]
+    run.curve = read_curve(spawned)
     return run
 
 
@@ -283,9 +299,8 @@ def targets(runs: list[CurveRun]) -> list[tuple[str, str, bool]]:
     def of(case: str, tool: str) -> list[CurveRun]:
         return [run for run in runs if run.case == case and run.tool == tool]
 
-    ppo_maze = of("PPO", "maze")
     ratio = ppo_time_ratio(runs)
-    ppo_final = median([run.final for run in ppo_maze])
+    ppo_final = summaries(runs).get("PPO", {}).get("maze", {}).get("final_eval")
     a2c_best = [run.best for run in of("A2C", "maze")]
     impala_best = [run.best for run in of("IMPALA", "maze")]
     return [
