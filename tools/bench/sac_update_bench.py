@@ -52,8 +52,13 @@ class Setting:
 SETTINGS = (
     Setting(
         "Pendulum-v1, 256x256",
-        ("env.name=Pendulum-v1", "algorithm=sac", "model=vector_obs", "critic=template_state_action")
-        + ("+experiment=pendulum_sac",),
+        (
+            "env.name=Pendulum-v1",
+            "algorithm=sac",
+            "model=vector_obs",
+            "critic=template_state_action",
+            "+experiment=pendulum_sac",
+        ),
         "Pendulum-v1",
         {"learning_rate": 1e-3},
     ),
