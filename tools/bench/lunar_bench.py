@@ -13,10 +13,13 @@
   only: SB3 has no IMPALA; seed 1 only, about 2 minutes). Target: ≥ 200 within 1M env steps.
 * SAC on LunarLanderContinuous-v3 (``+experiment=lunarlander_continuous_sac``, seed 1, maze only,
   at most 30 minutes): env steps and wall time to 200 (the experiment stops there).
+* ES on LunarLander-v3 (``+experiment=lunarlander_es``, maze only: SB3 has no ES): env steps and
+  wall time to 200 (the experiment stops there, at the latest after 5M env steps). ES epochs vary
+  in env steps (100 episodes each), so its curve reads the env steps from the run's log.
 
 The maze run and the SB3 run of one seed run at the same time, one core each
 (``OMP_NUM_THREADS=1``), so both see the same machine; the IMPALA runs (three processes each:
-learner and two actors) run alone. Every evaluation is kept with its time, so the table's
+learner and two actors) and the ES runs (two worker processes) run alone. Every evaluation is kept with its time, so the table's
 curves are the runs' own. SAC's gradient-step throughput on LunarLanderContinuous-v3 (part (b)
 of the issue) is the ``sac_update`` suite's second pair of rows.
 
@@ -68,6 +71,8 @@ class Case:
         peer_budget: The peer's env-step budget (None: the zoo's).
         seeds: The seeds to run (None: :data:`SEEDS`).
         env_steps_offset: Env steps before the first epoch (SAC's random steps that fill the replay buffer).
+        env_steps_tag: The TensorBoard tag of the env steps trained by the end of each epoch, for trainers whose
+            epochs vary in env steps (ES: a number of episodes); None: ``env_steps_per_epoch`` per epoch.
     """
 
     name: str
@@ -78,6 +83,7 @@ class Case:
     peer_budget: Optional[int] = None
     seeds: Optional[tuple[int, ...]] = None
     env_steps_offset: int = 0
+    env_steps_tag: Optional[str] = None
 
     @property
     def slug(self) -> str:
@@ -98,6 +104,7 @@ CASES = (
         seeds=(1,),
         env_steps_offset=10_000,
     ),
+    Case("ES", "lunarlander_es", 0, None, seeds=(1, 2, 3), env_steps_tag="train_ESEvents/total_step_count"),
 )
 
 
@@ -138,22 +145,25 @@ class CurveRun:
         return self.curve[-1][2] if self.curve else None
 
 
-def maze_curve(run_dir: Path, env_steps_per_epoch: int, spawned: float, offset: int = 0) -> list[list[float]]:
-    """The evaluations of a maze run from its TensorBoard log (step = epoch, wall time of the write).
+def maze_curve(run_dir: Path, case: Case, spawned: float) -> list[list[float]]:
+    """The evaluations of a maze run of ``case`` from its TensorBoard log (step = epoch, wall time of the write).
 
     Args:
         run_dir: The run directory.
-        env_steps_per_epoch: Env steps of one epoch.
+        case: The case run (how to count the env steps of an epoch).
         spawned: Unix time the process was spawned at.
-        offset: Env steps before the first epoch.
     """
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     accumulator = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     accumulator.Reload()
+    evaluations = accumulator.Scalars(EVAL_TAG)
+    if case.env_steps_tag is None:
+        env_steps = {event.step: event.step * case.env_steps_per_epoch for event in evaluations}
+    else:
+        env_steps = {event.step: event.value for event in accumulator.Scalars(case.env_steps_tag)}
     return [
-        [offset + event.step * env_steps_per_epoch, event.wall_time - spawned, event.value]
-        for event in accumulator.Scalars(EVAL_TAG)
+        [case.env_steps_offset + env_steps[event.step], event.wall_time - spawned, event.value] for event in evaluations
     ]
 
 
@@ -172,7 +182,7 @@ def run_maze(case: Case, seed: int, work_dir: Path) -> CurveRun:
     ]
     return measured_run(
         case, "maze", seed, command, work_dir,
-        lambda spawned: maze_curve(run_dir, case.env_steps_per_epoch, spawned, case.env_steps_offset),
+        lambda spawned: maze_curve(run_dir, case, spawned),
     )  # fmt: skip
 
 
@@ -338,12 +348,12 @@ def curves_table(runs: list[CurveRun]) -> list[str]:
 NOTES = (
     "Time to 200: from spawning the process (start-up, imports and evaluations included) to the end of the first "
     "deterministic evaluation (10 episodes) with a mean of at least 200. Final eval: the evaluation after the whole "
-    "budget (PPO 1M, A2C 200k, IMPALA 1M env steps; no early stop; SAC stops at 200 or after 30 minutes). maze and "
-    "SB3 runs of one seed run at the same "
-    "time, one core each (`OMP_NUM_THREADS=1`); IMPALA (learner + 2 actor processes) and SAC run alone. Evaluations: "
-    "maze after every epoch (PPO 16,384, A2C and IMPALA 20,000, SAC 10,000 env steps after its 10,000 random ones), "
-    "SB3 at the same env steps "
-    "(`EvalCallback`). Peak RSS: the child's `ru_maxrss` (maze IMPALA: the learner process only)."
+    "budget (PPO 1M, A2C 200k, IMPALA 1M env steps; no early stop; SAC stops at 200 or after 30 minutes, ES at 200 "
+    "or after 5M env steps). maze and SB3 runs of one seed run at the same time, one core each "
+    "(`OMP_NUM_THREADS=1`); IMPALA (learner + 2 actor processes), SAC and ES (2 worker processes) run alone. "
+    "Evaluations: maze after every epoch (PPO 16,384, A2C and IMPALA 20,000, SAC 10,000 env steps after its 10,000 "
+    "random ones, ES 100 episodes), SB3 at the same env steps (`EvalCallback`). Peak RSS: the child's `ru_maxrss` "
+    "(maze IMPALA and ES: the largest single process of the run, not their sum)."
 )
 
 
