@@ -27,11 +27,12 @@ from . import (
     tracking_bench,
     train_bench,
 )
-from .harness import Row, markdown_table, write_results
+from .harness import MEMORY_NOTE, Row, markdown_table, write_results
 
 NOTES = (
     "Steps per second on one core, measured interleaved in one process (median over rounds). "
-    "Cost ratio = peer rate / case rate, the median of per-round ratios: 1.00× means no overhead over the peer."
+    "Cost ratio = peer rate / case rate, the median of per-round ratios: 1.00× means no overhead over the peer. "
+    + MEMORY_NOTE
 )
 
 

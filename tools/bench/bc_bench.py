@@ -39,7 +39,7 @@ from maze.perception.models import SpacesConfig, build_model_composer
 from maze.train.trainers.imitation import BCAlgorithmConfig, BCLoss, BCTrainer, ImitationData
 from torch import nn
 
-from .harness import Row, interleaved_rates, paired_row, timed_rate
+from .harness import MEMORY_NOTE, Row, interleaved_rates, paired_row, peak_rss_growth, timed_rate
 
 BATCH_SIZE = 100
 LEARNING_RATE = 0.001
@@ -132,13 +132,15 @@ def run(n_steps: int, rounds: int) -> list[Row]:
         }
         for work in cases.values():  # warm-up (allocator, lazy init)
             work()
-        rates = interleaved_rates({name: (lambda work=work: timed_rate(work)) for name, work in cases.items()}, rounds)
+        timed = {name: (lambda work=work: timed_rate(work)) for name, work in cases.items()}
+        rates = interleaved_rates(timed, rounds)
+        memory = peak_rss_growth(timed)
     finally:
         torch.set_num_threads(previous_threads)
     peer = "torch loop (torch.optim.Adam)"
     return [
-        paired_row(rates, "BCTrainer (maze Adam)", peer, MAX_RATIO),
-        paired_row(rates, "BCTrainer (torch.optim.Adam)", peer, MAX_RATIO),
+        paired_row(rates, "BCTrainer (maze Adam)", peer, MAX_RATIO, memory=memory),
+        paired_row(rates, "BCTrainer (torch.optim.Adam)", peer, MAX_RATIO, memory=memory),
     ]
 
 
@@ -151,5 +153,5 @@ def notes(rows: list[Row]) -> str:
         "≥ 80 % of a hand-written torch loop's throughput. BCTrainer includes its ImitationEvents (losses of every "
         "update; entropy, accuracy and gradient norm of every 4th) and end-of-epoch statistics. The first row is "
         "the trainer's default optimizer (maze.train.optim.Adam, the same update with torch's fused Adam kernel), the "
-        "second uses the peer's torch.optim.Adam."
+        "second uses the peer's torch.optim.Adam. " + MEMORY_NOTE
     )

@@ -20,7 +20,7 @@ import numpy as np
 from maze.env import GymMazeEnv, SequentialVectorEnv, TimeLimitWrapper
 from maze.env.wrappers.normalization import ObservationNormalizationWrapper, obtain_normalization_statistics
 
-from .harness import Row, interleaved_rates, paired_row, timed_rate
+from .harness import Row, interleaved_rates, paired_row, peak_rss_growth, timed_rate
 
 N_VECTOR_ENVS = 8
 
@@ -93,8 +93,9 @@ def run(n_steps: int, rounds: int) -> list[Row]:
         ),
     }
     rates = interleaved_rates(cases, rounds)
+    memory = peak_rss_growth(cases)
     return [
-        paired_row(rates, "GymMazeEnv", "gymnasium CartPole-v1", 1.5),
-        paired_row(rates, "GymMazeEnv + TimeLimit + normalization", "gymnasium CartPole-v1", 2.0),
-        paired_row(rates, "maze SequentialVectorEnv (8)", "gymnasium SyncVectorEnv (8)", None),
+        paired_row(rates, "GymMazeEnv", "gymnasium CartPole-v1", 1.5, memory=memory),
+        paired_row(rates, "GymMazeEnv + TimeLimit + normalization", "gymnasium CartPole-v1", 2.0, memory=memory),
+        paired_row(rates, "maze SequentialVectorEnv (8)", "gymnasium SyncVectorEnv (8)", None, memory=memory),
     ]

@@ -26,7 +26,7 @@ from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 from maze.env.wrappers.monitoring_wrapper import MazeEnvMonitoringWrapper
 
 from .env_layer import single_env_case
-from .harness import Row, interleaved_rates, paired_row, timed_rate
+from .harness import Row, interleaved_rates, paired_row, peak_rss_growth, timed_rate
 
 MAX_RATIO = 2.5
 CUTTING_MAX_RATIO = 1.5
@@ -93,7 +93,8 @@ def run(n_steps: int, rounds: int) -> list[Row]:
         "LogStats + Monitoring (Cutting-2D)": cutting_case(True, cutting_steps, cutting),
     }
     rates = interleaved_rates(cases, rounds)
+    memory = peak_rss_growth(cases)
     return [
-        paired_row(rates, "LogStatsWrapper(GymMazeEnv)", "gymnasium CartPole-v1", MAX_RATIO),
-        paired_row(rates, "LogStats + Monitoring (Cutting-2D)", "Cutting-2D MazeEnv", CUTTING_MAX_RATIO),
+        paired_row(rates, "LogStatsWrapper(GymMazeEnv)", "gymnasium CartPole-v1", MAX_RATIO, memory=memory),
+        paired_row(rates, "LogStats + Monitoring (Cutting-2D)", "Cutting-2D MazeEnv", CUTTING_MAX_RATIO, memory=memory),
     ]

@@ -25,7 +25,7 @@ from maze.env.core.actor import ActorID
 from maze.perception.models import SpacesConfig, build_model_composer
 from torch import nn
 
-from .harness import Row, interleaved_rates, paired_row, timed_rate
+from .harness import Row, interleaved_rates, paired_row, peak_rss_growth, timed_rate
 
 BATCH_SIZES = (1, 256)
 
@@ -83,9 +83,10 @@ def run(n_steps: int, rounds: int) -> list[Row]:
             cases[f"TorchPolicy batch {batch}"] = calls_case(maze_call, n_calls, batch)
             cases[f"nn.Sequential batch {batch}"] = calls_case(bare_call, n_calls, batch)
         rates = interleaved_rates(cases, rounds)
+        memory = peak_rss_growth(cases)
     finally:
         torch.set_num_threads(previous_threads)
     return [
-        paired_row(rates, "TorchPolicy batch 1", "nn.Sequential batch 1", 2.0),
-        paired_row(rates, "TorchPolicy batch 256", "nn.Sequential batch 256", 1.2),
+        paired_row(rates, "TorchPolicy batch 1", "nn.Sequential batch 1", 2.0, memory=memory),
+        paired_row(rates, "TorchPolicy batch 256", "nn.Sequential batch 256", 1.2, memory=memory),
     ]

@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 import torch
 
-from .harness import Row, interleaved_rates, paired_row, timed_rate
+from .harness import MEMORY_NOTE, Row, interleaved_rates, paired_row, peak_rss_growth, timed_rate
 
 FILL = 5_000
 BATCH = 256
@@ -145,7 +145,8 @@ def run(n_steps: int, rounds: int) -> list[Row]:
         for name, learner in learners.items()
     }
     rates = interleaved_rates(cases, rounds)
-    return [paired_row(rates, case, peer, max_ratio=max_ratio) for case, peer, max_ratio in pairs]
+    memory = peak_rss_growth(cases)
+    return [paired_row(rates, case, peer, max_ratio=max_ratio, memory=memory) for case, peer, max_ratio in pairs]
 
 
 def notes(rows: list[Row]) -> str:
@@ -155,5 +156,6 @@ def notes(rows: list[Row]) -> str:
         "400x300; batch 256, a buffer of 5,000 random transitions), interleaved in one process (median over rounds). Cost ratio = SB3 rate / maze rate, "
         "the median of per-round ratios: below 1.00× maze is faster. `mixed_precision`: the forward and backward "
         "passes on bfloat16 copies of the networks (float32 parameters, optimizer state and losses); this CPU has "
-        "AVX512-BF16. Target (issue 30): LunarLanderContinuous with mixed precision at least twice SB3's rate (≤ 0.5×)."
+        "AVX512-BF16. Target (issue 30): LunarLanderContinuous with mixed precision at least twice SB3's rate (≤ 0.5×). "
+        + MEMORY_NOTE
     )
