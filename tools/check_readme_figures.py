@@ -66,9 +66,18 @@ def markdown_tables(text: str) -> list[list[str]]:
     return tables
 
 
-def first_cell(row: str) -> str:
-    """The first cell of a markdown table row, stripped."""
-    return row.strip("|").split("|", 1)[0].strip()
+def leading_cells(row: str, width: int) -> str:
+    """The first ``width`` cells of a markdown table row, stripped and joined by `` | ``."""
+    return " | ".join(cell.strip() for cell in row.strip().strip("|").split("|")[:width])
+
+
+def key_width(rows: list[str]) -> int:
+    """How many leading cells tell the rows apart: 1 for most tables, 2 where the first repeats (case | tool)."""
+    for width in range(1, 4):
+        keys = [leading_cells(row, width) for row in rows]
+        if len(set(keys)) == len(keys):
+            return width
+    raise FigureError(f"the results rows are not told apart by their first three cells: {rows[:2]} ...")
 
 
 def results_table(results: Path, name: str, header: str) -> list[str]:
@@ -112,16 +121,22 @@ def check_tables(readme: Path, lines: list[str], results: Path, fix: bool) -> li
         if start >= len(lines) or not lines[start].strip().startswith("|"):
             raise FigureError(f"{readme}:{index + 1}: a bench-table marker must be followed by a table")
         expected = results_table(results, marker["file"], lines[start].strip())
-        by_case = {first_cell(row): row for row in expected[2:]}
+        width = key_width(expected[2:])
+        by_case = {leading_cells(row, width): row for row in expected[2:]}
+        seen: set[str] = set()
         row_index = start + 2
         while row_index < len(lines) and lines[row_index].strip().startswith("|"):
             row = lines[row_index].strip()
-            if row not in expected:
-                if first_cell(row) not in by_case:
-                    raise FigureError(f"{readme}:{row_index + 1}: {marker['file']} has no row {first_cell(row)!r}")
-                drifts.append(Drift(readme, row_index + 1, row, by_case[first_cell(row)]))
+            key = leading_cells(row, width)
+            if key not in by_case:
+                raise FigureError(f"{readme}:{row_index + 1}: {marker['file']} has no row {key!r}")
+            if key in seen:
+                raise FigureError(f"{readme}:{row_index + 1}: the row {key!r} of {marker['file']} is there twice")
+            seen.add(key)
+            if row != by_case[key]:
+                drifts.append(Drift(readme, row_index + 1, row, by_case[key]))
                 if fix:
-                    lines[row_index] = by_case[first_cell(row)]
+                    lines[row_index] = by_case[key]
             row_index += 1
     return drifts
 

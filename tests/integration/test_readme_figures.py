@@ -73,6 +73,35 @@ def test_a_drifted_table_row_is_reported_and_fixed(tmp_path: Path, results: Path
     assert readme.read_text() == README
 
 
+LUNAR_MD = """# Lunar
+
+| case | tool | best |
+|---|---|---:|
+| A2C | maze | 99.2 |
+| A2C | sb3 | 81.5 |
+"""
+
+
+def test_rows_whose_first_cell_repeats_are_told_apart_by_the_next_cell(tmp_path: Path, results: Path) -> None:
+    (results / "lunar.md").write_text(LUNAR_MD)
+    table = "<!-- bench-table: lunar.md -->\n| case | tool | best |\n|---|---|---:|\n"
+    readme = write_readme(tmp_path, table + "| A2C | maze | 32.1 |\n| A2C | sb3 | 81.5 |\n")
+
+    drifts = check_readme_figures.check_readme(readme, results)
+    assert [(d.line, d.expected) for d in drifts] == [(4, "| A2C | maze | 99.2 |")]
+
+    check_readme_figures.check_readme(readme, results, fix=True)
+    assert readme.read_text() == table + "| A2C | maze | 99.2 |\n| A2C | sb3 | 81.5 |\n"
+
+
+def test_a_row_shown_twice_is_an_error(tmp_path: Path, results: Path) -> None:
+    (results / "lunar.md").write_text(LUNAR_MD)
+    table = "<!-- bench-table: lunar.md -->\n| case | tool | best |\n|---|---|---:|\n"
+    readme = write_readme(tmp_path, table + "| A2C | sb3 | 81.5 |\n| A2C | sb3 | 81.5 |\n")
+    with pytest.raises(check_readme_figures.FigureError, match="the row 'A2C \\| sb3' of lunar.md is there twice"):
+        check_readme_figures.check_readme(readme, results)
+
+
 def test_markers_quoted_in_code_are_documentation_not_markers(tmp_path: Path, results: Path) -> None:
     text = "Mark figures with `<!-- fig: train.json .2f ratios/0/value -->` and tables with `<!-- bench-table: train.md -->`."
     assert check_readme_figures.check_readme(write_readme(tmp_path, text), results) == []
