@@ -25,6 +25,21 @@ def test_find_non_finite_names_key_index_and_value() -> None:
     assert is_all_finite(np.arange(3)) and not is_all_finite([0.0, np.nan])
 
 
+@pytest.mark.parametrize("size", [4, 1000])  # the Python-sum path for small arrays, numpy's for large ones
+def test_is_all_finite_finds_every_kind_of_non_finite_value_and_is_not_fooled_by_overflow(size: int) -> None:
+    finite = np.linspace(-1.0, 1.0, size).astype(np.float32)
+    assert is_all_finite(finite) and is_all_finite(finite.reshape(2, -1))
+    for bad in (np.nan, np.inf, -np.inf):
+        values = finite.copy()
+        values[-1] = bad
+        assert not is_all_finite(values), bad
+    cancelling = np.zeros(size)
+    cancelling[:2] = (np.inf, -np.inf)  # their sum is nan, not a finite 0
+    assert not is_all_finite(cancelling)
+    huge = np.full(size, 1e308)  # finite, but their sum overflows to inf
+    assert is_all_finite(huge)
+
+
 def test_atomic_write_gives_ordinary_permissions_and_keeps_the_old_file_on_failure(tmp_path: Path) -> None:
     path = atomic_write_bytes(tmp_path / "sub" / "file.bin", b"good")
     assert path.read_bytes() == b"good" and path.stat().st_mode & 0o777 == default_file_mode()

@@ -10,14 +10,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Optional, Union
 
-import numpy as np
 from gymnasium import spaces
 from maze.env.agent.policy import Policy
 from maze.env.agent.random_policy import RandomPolicy
 from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType, Factory, resolve_target, to_plain_config
-from maze.env.utils.finite import NonFiniteValueError, find_non_finite
+from maze.env.utils.finite import NonFiniteValueError, find_non_finite, is_all_finite
 from maze.env.utils.spaces import ordered_dict_space
 from maze.env.wrappers._shared import check_config_keys, instantiate_for_space
 from maze.env.wrappers.normalization.statistics_io import (
@@ -188,7 +187,7 @@ class ObservationNormalizationWrapper(ObservationWrapper):
             raise self._missing_statistics_error("step or reset the env")
         normalizers = self._normalizers
         for key in self._clipped_keys:
-            if key in observation and not np.isfinite(observation[key]).all():
+            if key in observation and not is_all_finite(observation[key]):
                 self._raise_non_finite(observation)
         return {key: normalizers[key](value) if key in normalizers else value for key, value in observation.items()}
 
