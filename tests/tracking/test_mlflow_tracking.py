@@ -22,6 +22,7 @@ from tracking_support import (
     TRAIN_MEAN,
     WARNING,
     assert_success,
+    default_ctrl_c,
     executable,
     job_env,
     maze_run,
@@ -143,6 +144,7 @@ def test_ctrl_c_ends_the_mlflow_run_as_killed_after_logging_what_was_trained(tmp
     job = subprocess.Popen(
         command, cwd=tmp_path, env=job_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,  # its own process group, which Ctrl-C in a terminal signals as a whole
+        preexec_fn=default_ctrl_c,
     )  # fmt: skip
     output = ""
     for line in job.stdout:
@@ -150,8 +152,10 @@ def test_ctrl_c_ends_the_mlflow_run_as_killed_after_logging_what_was_trained(tmp
         if line.startswith("********** Iteration 3"):
             break
     os.killpg(job.pid, signal.SIGINT)  # the training and its tracking process, like Ctrl-C
+    signalled_at = len(output)
     output += job.communicate(timeout=600)[0]
-    assert job.returncode == 130, output[-3000:]
+    # on failure: what the run printed right after the signal and at its end
+    assert job.returncode == 130, output[signalled_at : signalled_at + 3000] + "\n...\n" + output[-1500:]
     assert WARNING not in output
     client = MlflowClient(sqlite_uri(tmp_path))
     run_id = run_id_of(tmp_path / "run")

@@ -52,6 +52,15 @@ def job_env() -> dict[str, str]:
     return env
 
 
+def default_ctrl_c() -> None:
+    """Gives a child process the default Ctrl-C handling (as ``preexec_fn``), also where the tests run with SIGINT ignored.
+
+    A job a non-interactive shell starts in the background (``nox ... &``, as CI scripts may)
+    inherits an ignored SIGINT, and Python then keeps ignoring it: Ctrl-C would not reach maze-run.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def maze_run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """Runs ``maze-run`` in ``cwd`` and returns the finished process with its output."""
     command = [executable("maze-run"), *args]
