@@ -16,6 +16,7 @@ from gymnasium import spaces
 from maze.distributions import DictProbabilityDistribution
 from maze.distributions.squashed_gaussian import SquashedGaussianProbabilityDistribution
 from maze.env.errors import ConfigurationError
+from maze.perception.blocks.output import LinearOutputBlock
 from maze.train.replay import TransitionBatch
 from maze.train.trainers.sac import losses
 from maze.train.trainers.sac.sac_runners import SACDevRunner
@@ -315,6 +316,19 @@ def test_demonstrations_of_another_env_are_rejected(tmp_path: Path) -> None:
         set_up(tmp_path / "run", sac_config(), initial_demonstration_trajectories=demonstrations_config(data))
 
 
+def output_layer_parameters(trainer: Any) -> set[int]:
+    """The ids of the working copies' output-layer parameters (those of every ``LinearOutputBlock``)."""
+    models = [trainer.train_policy, *trainer.train_critics.critics, *trainer.train_target_critics.critics]
+    return {
+        id(parameter)
+        for model in models
+        for network in model.networks.values()
+        for block in network.modules()
+        if isinstance(block, LinearOutputBlock)
+        for parameter in block.parameters()
+    }
+
+
 def test_mixed_precision_trains_bfloat16_working_copies_of_float32_parameters(tmp_path: Path) -> None:
     runner = set_up(tmp_path, sac_config(env=PENDULUM, mixed_precision=True, n_epochs=1))
     trainer = runner.trainer
@@ -331,12 +345,19 @@ def test_mixed_precision_trains_bfloat16_working_copies_of_float32_parameters(tm
         (trainer.critics.parameters, trainer.train_critics.parameters),
         (trainer.target_critics.parameters, trainer.train_target_critics.parameters),
     ]
+    outputs = output_layer_parameters(trainer)
     for masters, copies in pairs:
         for master, copy in zip(masters, copies, strict=True):
-            assert copy.dtype == torch.bfloat16 and copy.grad is None
-            assert torch.equal(copy, master.to(torch.bfloat16))
+            assert copy.grad is None
+            if id(copy) in outputs:  # the output layers stay float32
+                assert copy.dtype == torch.float32 and torch.equal(copy, master)
+            else:
+                assert copy.dtype == torch.bfloat16 and torch.equal(copy, master.to(torch.bfloat16))
+    assert outputs
     first, _ = trainer.train_critics.q_values(batch.observations, batch.actions)
-    assert first["q_value"].dtype == torch.float32  # the critics' outputs are cast back
+    q_value = first["q_value"]
+    assert q_value.dtype == torch.float32
+    assert not torch.equal(q_value, q_value.to(torch.bfloat16).float())  # computed in float32, not rounded
     runner.trainer.workers.close()
     runner.close()
 
@@ -353,7 +374,7 @@ def test_mixed_precision_working_copies_follow_loaded_parameters(tmp_path: Path)
             (trainer.target_critics.parameters, trainer.train_target_critics.parameters),
         ]
         return all(
-            torch.equal(copy, master.to(torch.bfloat16))
+            torch.equal(copy, master.to(copy.dtype))
             for masters, copies in pairs
             for master, copy in zip(masters, copies, strict=True)
         )

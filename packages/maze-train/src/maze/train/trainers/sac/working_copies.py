@@ -5,6 +5,13 @@ are saved, and the optimizers update them) and bfloat16 working copies, on which
 steps' forward and backward passes run. Gradients computed on a copy move to its master as
 float32 before the optimizer step; the master's new values are copied back after it.
 
+The output layers (every :class:`~maze.perception.blocks.output.LinearOutputBlock`: Q values,
+action logits) stay float32 and take their input as float32: a bfloat16 output rounds a Q value
+near 100 to steps of 0.5, coarser than the per-step rewards the TD targets must resolve. On
+LunarLanderContinuous the best evaluation within 35k env steps had a median of 126 over 4 seeds
+with float32 outputs against 84 with bfloat16 ones (float32 throughout: 177 within 30k env
+steps); the seeds spread widely, so this is a hint rather than proof.
+
 This computes what ``torch.autocast`` computes (bfloat16 matrix products and activations;
 float32 losses, gradients and optimizer state), but every parameter is cast once per optimizer
 step instead of at every use, and the autograd graph holds no cast nodes. On the Pendulum
@@ -20,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 import torch
+from maze.perception.blocks.output import LinearOutputBlock
 from torch import nn
 
 __all__ = ["WorkingCopies", "slow_bfloat16_warning"]
@@ -55,6 +63,11 @@ def _cast_floating_inputs(dtype: torch.dtype):
     return hook
 
 
+def _float32_input(module: nn.Module, args: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+    """A forward pre-hook casting a layer's input tensor ``[B, F]`` to float32."""
+    return (args[0].float(), *args[1:])
+
+
 class WorkingCopies:
     """The models a gradient step runs on: the masters themselves, or bfloat16 copies of them.
 
@@ -66,7 +79,7 @@ class WorkingCopies:
 
     Attributes:
         models: The working models, in the order of ``masters`` (each takes float32 inputs
-            and returns outputs of ``dtype``).
+            and returns float32 outputs from its float32 output layers).
     """
 
     def __init__(self, masters: Sequence[Any], dtype: Optional[torch.dtype]) -> None:
@@ -79,6 +92,10 @@ class WorkingCopies:
             for network in working.networks.values():
                 network.to(dtype)
                 network.register_forward_pre_hook(_cast_floating_inputs(dtype))
+                for block in network.modules():
+                    if isinstance(block, LinearOutputBlock):
+                        block.net.float()
+                        block.net.register_forward_pre_hook(_float32_input)
             self._masters += (parameter for network in master.networks.values() for parameter in network.parameters())
             self._copies += (parameter for network in working.networks.values() for parameter in network.parameters())
 
