@@ -72,7 +72,7 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "es": es_bench.main,  # ES time-to-solve against sb3-contrib ARS
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
     "impala": impala_bench.main,  # IMPALA time-to-solve against SB3 and maze PPO
-    "lunar": lunar_bench.main,  # PPO, A2C, IMPALA, SAC, ES on LunarLander at the RL-Zoo's budgets; SB3 beside PPO and A2C (~3 h)
+    "lunar": lunar_bench.main,  # PPO, A2C, IMPALA, SAC, ES on LunarLander at the RL-Zoo's budgets; SB3 beside PPO, A2C, SAC (~2.5 h)
     "ray": ray_bench.main,  # Ray rollouts and IMPALA actors against local processes, ~2 ms env steps; Ray start-up
     "rllib": rllib_bench.main,
     "rollout_choice": rollout_choice.main,  # maze-run -cn conf_rollout: runner=auto against sequential and parallel  # PPO time to solve CartPole: Maze on RLlib vs plain RLlib vs maze-run (needs maze-rllib)
