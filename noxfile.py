@@ -48,22 +48,19 @@ nox.options.error_on_missing_interpreters = True
 _WHEEL_DIR = Path(tempfile.mkdtemp(prefix="maze-nox-wheels-"))
 atexit.register(shutil.rmtree, _WHEEL_DIR, True)
 _WHEELS: dict[str, Path] = {}
-"""The wheel of every in-repo package, built by the first session that installs one (see :func:`wheel`)."""
+"""The wheels of the in-repo packages built so far in this ``nox`` run (see :func:`wheel`)."""
 
 
 def wheel(session: nox.Session, name: str, extras: str = "") -> str:
     """The requirement that installs in-repo package ``name`` (with ``extras``, e.g. ``"onnx"``) from its wheel.
 
-    The first call builds the wheels of all packages at once, with the session's pip; later
-    sessions of the same ``nox`` run install the same files.
+    The first session that needs the package builds its wheel with the session's pip; later
+    sessions of the same ``nox`` run install the same file.
     """
-    if not _WHEELS:
-        session.run(
-            "python", "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(_WHEEL_DIR),
-            *(str(package.path) for package in PACKAGES), silent=True,
-        )  # fmt: skip
-        for package in PACKAGES:
-            _WHEELS[package.name] = next(_WHEEL_DIR.glob(f"{package.name.replace('-', '_')}-*.whl"))
+    if name not in _WHEELS:
+        out = _WHEEL_DIR / name
+        session.run("python", "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(by_name(name).path))
+        _WHEELS[name] = next(out.glob("*.whl"))
     return f"{_WHEELS[name]}[{extras}]" if extras else str(_WHEELS[name])
 
 
