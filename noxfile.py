@@ -76,8 +76,21 @@ def local_requirements(session: nox.Session, *names: str) -> list[str]:
 
 
 def install_packages(session: nox.Session, *names: str, extra: tuple[str, ...] = ()) -> None:
-    """Installs the named packages with their in-repo dependencies from their wheels (see :func:`wheel`)."""
-    session.install(*CONSTRAINTS, *local_requirements(session, *names), *extra)
+    """Installs the named packages with their in-repo dependencies from their wheels (see :func:`wheel`).
+
+    In a reused venv (``nox -r``) the in-repo wheels are first installed again without their
+    dependencies: pip keeps an installed package when a wheel of the same version is offered,
+    so the venv would keep the code of an earlier run. The install that follows then adds the
+    dependencies the new wheels declare.
+    """
+    requirements = local_requirements(session, *names)
+    if getattr(session.virtualenv, "reuse_existing", False):
+        built = {str(path) for path in _WHEELS.values()}
+        in_repo = dict.fromkeys(
+            path for path in (arg.split("[")[0] for arg in (*requirements, *extra)) if path in built
+        )
+        session.install("--no-deps", "--force-reinstall", *in_repo)
+    session.install(*CONSTRAINTS, *requirements, *extra)
 
 
 @nox.session(python=PYTHON)
