@@ -86,9 +86,9 @@ def install_packages(session: nox.Session, *names: str, extra: tuple[str, ...] =
     requirements = local_requirements(session, *names)
     if getattr(session.virtualenv, "reuse_existing", False):
         built = {str(path) for path in _WHEELS.values()}
-        in_repo = dict.fromkeys(
-            path for path in (arg.split("[")[0] for arg in (*requirements, *extra)) if path in built
-        )
+        # requirements are plain wheel paths; an extra may be an in-repo wheel with extras (maze-deploy[onnx])
+        extra_wheels = [path for path in (arg.partition("[")[0] for arg in extra) if path in built]
+        in_repo = dict.fromkeys([*requirements, *extra_wheels])
         session.install("--no-deps", "--force-reinstall", *in_repo)
     session.install(*CONSTRAINTS, *requirements, *extra)
 
@@ -178,6 +178,7 @@ def service(session: nox.Session) -> None:
     ]
     session.run(python, "-m", "pip", "install", "-q", *CONSTRAINTS, *packages, external=True)
     run_dir = Path(session.create_tmp()).resolve() / "tiny_run"
+    shutil.rmtree(run_dir, ignore_errors=True)  # a reused venv (nox -r) keeps its tmp: the guard refuses a used run dir
     session.run(python, str(example / "tiny_run.py"), str(run_dir), external=True)
     deploy = wheel(session, "maze-deploy", "onnx")
     install_packages(
