@@ -10,7 +10,9 @@
 * A2C on LunarLander-v3 for 200k env steps: ``+experiment=lunarlander_a2c`` against SB3's A2C.
   Target: maze's best evaluation ≥ 150 (the zoo's A2C figure) on every seed.
 * IMPALA on LunarLander-v3 (``+experiment=lunarlander_impala`` trained on to 1M env steps; maze
-  only: SB3 has no IMPALA; seed 1 only, about 2 minutes). Target: ≥ 200 within 1M env steps.
+  only: SB3 has no IMPALA; 2-3 minutes per seed). Target: the median over the seeds of the best
+  evaluation within 1M env steps ≥ 200. The actors run asynchronously, so two runs of one seed
+  differ (by up to 100 here): one run says little, the median of three asks for two at 200.
 * SAC on LunarLanderContinuous-v3 (``+experiment=lunarlander_continuous_sac``, seed 1) against
   SB3's SAC with the zoo's settings: env steps and wall time to 200 (both stop there, or at the
   first evaluation after 60 minutes).
@@ -97,7 +99,7 @@ class Case:
 CASES = (
     Case("A2C", "lunarlander_a2c", 20_000, "a2c"),
     Case("PPO", "lunarlander_ppo", 16_384, "ppo"),
-    Case("IMPALA", "lunarlander_impala", 20_000, None, ("algorithm.max_env_steps=1000000",), seeds=(1,)),
+    Case("IMPALA", "lunarlander_impala", 20_000, None, ("algorithm.max_env_steps=1000000",)),
     Case(
         "SAC (LunarLanderContinuous-v3)",
         "lunarlander_continuous_sac",
@@ -329,9 +331,9 @@ def targets(runs: list[CurveRun]) -> list[tuple[str, str, bool]]:
             bool(a2c_best) and all((best or -1e9) >= 150 for best in a2c_best),
         ),
         (
-            "IMPALA: maze ≥ 200 within 1M env steps (seed 1)",
+            "IMPALA: maze best ≥ 200 within 1M env steps (median)",
             ", ".join(fmt(best, digits=1) for best in impala_best),
-            bool(impala_best) and all((best or -1e9) >= 200 for best in impala_best),
+            bool(impala_best) and statistics.median(best or -1e9 for best in impala_best) >= 200,
         ),
         (
             f"SAC: maze ≥ 200 within {SAC_MAX_SECONDS // 60} minutes (seed 1)",
