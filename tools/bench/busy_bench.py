@@ -31,8 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .harness import RESULTS_DIR
-from .train_report import machine
+from .harness import RESULTS_DIR, machine
 
 __all__ = ["CASES", "main", "measure"]
 

@@ -22,9 +22,8 @@ from pathlib import Path
 
 from maze.train.tensorboard import read_scalars
 
-from .harness import RESULTS_DIR
+from .harness import RESULTS_DIR, machine
 from .train_bench import CHILD_ENV, maze_run_executable
-from .train_report import machine
 
 __all__ = ["CASES", "main"]
 

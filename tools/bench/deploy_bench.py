@@ -44,8 +44,7 @@ from maze.perception.models import SpacesConfig, build_model_composer
 
 from . import service_bench
 from .deploy_onnx import NumpyFloorPolicy, check_same_decisions, onnx_policy
-from .harness import RESULTS_DIR
-from .train_report import machine
+from .harness import RESULTS_DIR, machine
 
 __all__ = ["LatencyRow", "main", "run"]
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import yaml
 
-from .harness import RESULTS_DIR
+from .harness import RESULTS_DIR, machine
 from .train_bench import SEEDS, TARGET_REWARD, maze_run_executable, maze_vs_peer_runs
-from .train_report import RunResult, machine, per_run_table, summarize_tools, time_ratio, tool_table
+from .train_report import RunResult, per_run_table, summarize_tools, time_ratio, tool_table
 
 __all__ = ["MAZE_EPOCHS", "MAX_TIME_RATIO", "es_command", "main", "run"]
 

@@ -23,6 +23,27 @@ MEMORY_NOTE = (
 """How the memory columns of the in-process suites are measured (:func:`peak_rss_growth`)."""
 
 
+def cpu_model() -> str:
+    """The processor's model name (Linux: ``/proc/cpuinfo``; elsewhere what :mod:`platform` knows).
+
+    Results name it because they depend on it: besides speed, matrix kernels round differently
+    on different instruction sets, so a learning run of one seed takes another course.
+    """
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def machine() -> str:
+    """The processor architecture and model and the Python build (the ``Machine:`` line of every result)."""
+    return f"{platform.machine()}, {cpu_model()}, {platform.python_implementation()} {platform.python_version()}"
+
+
 @dataclass
 class Row:
     """One line of a results table: a measured case against its peer."""
@@ -163,10 +184,9 @@ def _mib(value: float | None) -> str:
 def write_results(name: str, title: str, rows: list[Row], notes: str) -> Path:
     """Writes ``results/<name>.json`` and ``results/<name>.md`` and returns the markdown path."""
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
-    payload = {"benchmark": name, "machine": machine, "rows": [asdict(row) | {"met": row.passed} for row in rows]}
+    payload = {"benchmark": name, "machine": machine(), "rows": [asdict(row) | {"met": row.passed} for row in rows]}
     (RESULTS_DIR / f"{name}.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    markdown = f"### {title}\n\n{markdown_table(rows)}\n\n{notes}\n\nMachine: {machine}.\n"
+    markdown = f"### {title}\n\n{markdown_table(rows)}\n\n{notes}\n\nMachine: {machine()}.\n"
     path = RESULTS_DIR / f"{name}.md"
     path.write_text(markdown, encoding="utf-8")
     return path

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import platform
 import resource
 import shutil
 import statistics
@@ -30,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .harness import RESULTS_DIR
+from .harness import RESULTS_DIR, machine
 
 __all__ = ["CASES", "main"]
 
@@ -155,7 +154,6 @@ def main(quick: bool) -> None:
         }
     if quick:
         return
-    machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
     notes = (
         f"One `maze-run --multirun` command per case over the same {N_JOBS} PPO jobs (grid over algorithm.lr, fixed "
         "seeds, 8 or 2 epochs of 32 or 4 updates of 8 envs x 32 steps, 4 evaluation episodes), timed from process "
@@ -172,7 +170,7 @@ def main(quick: bool) -> None:
     )
     payload = {
         "benchmark": "hpo",
-        "machine": machine,
+        "machine": machine(),
         "target": TARGET,
         "judged_job_size": JUDGED_SIZE,
         "met": payload_sizes[JUDGED_SIZE]["met"],
@@ -182,7 +180,7 @@ def main(quick: bool) -> None:
     (RESULTS_DIR / "hpo.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     title = f"### Hyper-parameter sweep wall time ({N_JOBS} short CartPole PPO jobs)"
     body = "\n\n".join(tables)
-    (RESULTS_DIR / "hpo.md").write_text(f"{title}\n\n{body}\n\n{notes}\n\nMachine: {machine}.\n", encoding="utf-8")
+    (RESULTS_DIR / "hpo.md").write_text(f"{title}\n\n{body}\n\n{notes}\n\nMachine: {machine()}.\n", encoding="utf-8")
     print(f"written: {RESULTS_DIR / 'hpo.md'} and {RESULTS_DIR / 'hpo.json'}")
 
 

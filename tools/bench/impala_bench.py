@@ -20,9 +20,9 @@ import statistics
 from dataclasses import asdict
 from pathlib import Path
 
-from .harness import RESULTS_DIR
+from .harness import RESULTS_DIR, machine
 from .train_bench import SEEDS, Commands, interleaved_runs, maze_command, maze_run_executable, sb3_command
-from .train_report import RunResult, machine, per_run_table, summarize_tools, time_ratio, tool_table
+from .train_report import RunResult, per_run_table, summarize_tools, time_ratio, tool_table
 
 __all__ = ["main", "run"]
 

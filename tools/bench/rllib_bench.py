@@ -23,10 +23,10 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from .harness import RESULTS_DIR
+from .harness import RESULTS_DIR, machine
 from .rllib_cartpole import EVAL_EPISODES, MAX_ENV_STEPS, TARGET_REWARD
 from .train_bench import SEEDS, Commands, interleaved_runs, maze_command, maze_run_executable
-from .train_report import RunResult, machine, per_run_table, rate_ratio, summarize_tools, time_ratio, tool_table
+from .train_report import RunResult, per_run_table, rate_ratio, summarize_tools, time_ratio, tool_table
 
 __all__ = ["main", "run"]
 

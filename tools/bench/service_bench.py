@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .harness import RESULTS_DIR
-from .train_report import machine
+from .harness import RESULTS_DIR, machine
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_DIR = REPO_ROOT / "examples" / "agent_service"

@@ -32,9 +32,8 @@ import threading
 import time
 from pathlib import Path
 
-from .harness import RESULTS_DIR
+from .harness import RESULTS_DIR, machine
 from .train_bench import maze_command, maze_run_executable
-from .train_report import machine
 
 __all__ = ["CASES", "TARGET", "main", "run_case"]
 

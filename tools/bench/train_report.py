@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-import platform
 import statistics
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .harness import RESULTS_DIR
+from .harness import RESULTS_DIR, machine
 
 __all__ = ["TOOLS", "RunResult", "ToolSummary", "Ratio", "TrainSummary", "summarize", "markdown", "write_results"]
 
@@ -236,11 +235,6 @@ def per_run_table(results: list[RunResult]) -> list[str]:
             f"| {number(run.best_eval_reward, 1)} |"
         )
     return lines
-
-
-def machine() -> str:
-    """The processor architecture and Python build."""
-    return f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
 
 
 def finite_or_none(value: float) -> float | None:
