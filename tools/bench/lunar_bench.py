@@ -12,7 +12,7 @@
 * IMPALA on LunarLander-v3 (``+experiment=lunarlander_impala`` trained on to 1M env steps; maze
   only: SB3 has no IMPALA; 2-3 minutes per seed). Target: the median over the seeds of the best
   evaluation within 1M env steps ≥ 200. The actors run asynchronously, so two runs of one seed
-  differ (by up to 100 here): one run says little, the median of three asks for two at 200.
+  differ (by up to 150 here): one run says little, the median of three asks for two at 200.
 * SAC on LunarLanderContinuous-v3 (``+experiment=lunarlander_continuous_sac``, seed 1) against
   SB3's SAC with the zoo's settings: env steps and wall time to 200 (both stop there, or at the
   first evaluation after 60 minutes).
@@ -45,9 +45,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from .harness import RESULTS_DIR
+from .harness import RESULTS_DIR, cpu_model, machine
 from .train_bench import LOG_TAIL_LINES, maze_run_executable, measure_child
-from .train_report import machine
 
 __all__ = ["CASES", "CurveRun", "main"]
 
@@ -126,6 +125,7 @@ class CurveRun:
         peak_rss_mib: The child's peak resident set size.
         curve: ``[env_steps, seconds since the process was spawned, mean return]`` per evaluation.
         error: Why the run failed, or None.
+        cpu: The processor it ran on (None: not recorded; runs of reruns merge into one table).
     """
 
     case: str
@@ -135,6 +135,7 @@ class CurveRun:
     peak_rss_mib: float
     curve: list[list[float]] = field(default_factory=list)
     error: Optional[str] = None
+    cpu: Optional[str] = None
 
     def first_at(self, target: float) -> Optional[list[float]]:
         """The first evaluation with a mean of at least ``target`` (None: never)."""
@@ -223,7 +224,7 @@ def measured_run(
     log = work_dir / f"{tool}-{case.slug}-{seed}.log"
     spawned = time.time()
     stats = measure_child(command, log, RUN_TIMEOUT_S)
-    run = CurveRun(case.name, tool, seed, stats.wall_seconds, stats.peak_rss_mib)
+    run = CurveRun(case.name, tool, seed, stats.wall_seconds, stats.peak_rss_mib, cpu=cpu_model())
     if stats.exit_code != 0:
         return failed(run, stats.exit_code, log)
     run.curve = read_curve(spawned)
@@ -369,7 +370,9 @@ NOTES = (
     "seed run at the same time, one core each (`OMP_NUM_THREADS=1`); IMPALA (learner + 2 actor processes) and ES "
     "(2 worker processes) run alone. Evaluations: maze after every epoch (PPO 16,384, A2C and IMPALA 20,000, SAC "
     "10,000 env steps after its 10,000 random ones, ES 100 episodes), SB3 at the same env steps (`EvalCallback`). Peak RSS: the child's `ru_maxrss` "
-    "(maze IMPALA and ES: the largest single process of the run, not their sum)."
+    "(maze IMPALA and ES: the largest single process of the run, not their sum). A seed's run is reproducible on one "
+    "CPU only: other processors round the matrix products differently and the run takes another course (A2C seeds "
+    "1/2/3 reached 150 / 203 / 62 on one CPU and 211 / 98 / 125 on another), so each figure is one draw."
 )
 
 
@@ -379,8 +382,18 @@ def markdown(runs: list[CurveRun]) -> str:
     lines += case_rows(runs)
     lines += ["", "| target | measured | met |", "|---|---|---|"]
     lines += [f"| {what} | {figure} | {'yes' if met else 'no'} |" for what, figure, met in targets(runs)]
-    lines += ["", *curves_table(runs), "", NOTES, "", f"Machine: {machine()}."]
+    lines += ["", *curves_table(runs), "", NOTES, "", cpus_line(runs), "", f"Table written on: {machine()}."]
     return "\n".join(lines)
+
+
+def cpus_line(runs: list[CurveRun]) -> str:
+    """Which processor each case's runs ran on (reruns of some cases merge runs from several machines)."""
+    cases_by_cpu: dict[str, list[str]] = {}
+    for run in runs:
+        cases = cases_by_cpu.setdefault(run.cpu or "not recorded", [])
+        if run.case not in cases:
+            cases.append(run.case)
+    return "CPUs of the runs: " + "; ".join(f"{', '.join(cases)}: {cpu}" for cpu, cases in cases_by_cpu.items()) + "."
 
 
 def main(quick: bool) -> None:
