@@ -94,14 +94,17 @@ def test_two_consecutive_resumes_continue_epochs_env_steps_optimizer_and_best_sc
     )
 
     assert_success(result)
-    assert f"Initialized the model from input_dir {killed_run.run_dir}" in result.stdout
+    assert (
+        f"Initialized the model from input_dir {killed_run.run_dir} with its latest weights (last_state_dict.pt; "
+        "the best model stays state_dict.pt)" in result.stdout
+    )
     assert (
         f"Resumed from input_dir {killed_run.run_dir}: epoch {killed['epochs']}, {killed['env_steps']} env steps, "
         f"best score {killed['best_reward']:.3f}, optimizer state" in result.stdout
     )
     assert "Evaluating the model of input_dir before training" in result.stdout
-    first_eval = scalar_series(first, EVAL_REWARD_MEAN)[0]
-    assert first_eval == pytest.approx(killed["best_reward"], rel=0.1) and first_eval > 5 * RANDOM_CARTPOLE
+    # The latest weights are trained ones, though they may score below the best model.
+    assert scalar_series(first, EVAL_REWARD_MEAN)[0] > 5 * RANDOM_CARTPOLE
     assert result.stdout.count(EPOCH_START) == 1  # n_epochs counts the total: one more epoch
     assert f"{EPOCH_START} {killed['epochs']} **********" in result.stdout
     resumed = yaml.safe_load((first / "training_state.yaml").read_text())
