@@ -65,7 +65,8 @@ class RayConnections:
             ray.init(address=self.cluster.address)
         if self.connected_to != "cluster":
             self._disconnect()
-            self.cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "temp_dir": str(self.temp_dir)})
+            self.cluster = Cluster()  # kept before its nodes start, so that close() stops a half-started cluster
+            self.cluster.add_node(num_cpus=1, temp_dir=str(self.temp_dir))  # the head node
             self.cluster.add_node(num_cpus=1, temp_dir=str(self.temp_dir))
             ray.init(address=self.cluster.address)
             self.cluster.wait_for_nodes()
@@ -111,11 +112,20 @@ def _processes_naming(text: str) -> list[str]:
 def ray_connections() -> Iterator[RayConnections]:
     """The session's Ray connections (see the module docs)."""
     temp_dir = Path(tempfile.mkdtemp(prefix="maze-ray-", dir="/tmp"))
+    # A Cluster writes its address into Ray's default directory (``$RAY_TMPDIR/ray``, else /tmp/ray), which it
+    # does not create: on a machine that never ran Ray it fails. Point it into this session's directory.
+    (temp_dir / "ray").mkdir()
+    previous_ray_tmpdir = os.environ.get("RAY_TMPDIR")
+    os.environ["RAY_TMPDIR"] = str(temp_dir)
     connections = RayConnections(temp_dir)
     try:
         yield connections
         connections.close()
     finally:
+        if previous_ray_tmpdir is None:
+            os.environ.pop("RAY_TMPDIR", None)
+        else:
+            os.environ["RAY_TMPDIR"] = previous_ray_tmpdir
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
