@@ -115,17 +115,13 @@ def ray_connections() -> Iterator[RayConnections]:
     # A Cluster writes its address into Ray's default directory (``$RAY_TMPDIR/ray``, else /tmp/ray), which it
     # does not create: on a machine that never ran Ray it fails. Point it into this session's directory.
     (temp_dir / "ray").mkdir()
-    previous_ray_tmpdir = os.environ.get("RAY_TMPDIR")
-    os.environ["RAY_TMPDIR"] = str(temp_dir)
     connections = RayConnections(temp_dir)
     try:
-        yield connections
-        connections.close()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RAY_TMPDIR", str(temp_dir))
+            yield connections
+            connections.close()
     finally:
-        if previous_ray_tmpdir is None:
-            os.environ.pop("RAY_TMPDIR", None)
-        else:
-            os.environ["RAY_TMPDIR"] = previous_ray_tmpdir
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 

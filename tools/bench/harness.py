@@ -184,9 +184,10 @@ def _mib(value: float | None) -> str:
 def write_results(name: str, title: str, rows: list[Row], notes: str) -> Path:
     """Writes ``results/<name>.json`` and ``results/<name>.md`` and returns the markdown path."""
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    payload = {"benchmark": name, "machine": machine(), "rows": [asdict(row) | {"met": row.passed} for row in rows]}
+    where = machine()
+    payload = {"benchmark": name, "machine": where, "rows": [asdict(row) | {"met": row.passed} for row in rows]}
     (RESULTS_DIR / f"{name}.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    markdown = f"### {title}\n\n{markdown_table(rows)}\n\n{notes}\n\nMachine: {machine()}.\n"
+    markdown = f"### {title}\n\n{markdown_table(rows)}\n\n{notes}\n\nMachine: {where}.\n"
     path = RESULTS_DIR / f"{name}.md"
     path.write_text(markdown, encoding="utf-8")
     return path

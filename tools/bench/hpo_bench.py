@@ -154,6 +154,7 @@ def main(quick: bool) -> None:
         }
     if quick:
         return
+    where = machine()
     notes = (
         f"One `maze-run --multirun` command per case over the same {N_JOBS} PPO jobs (grid over algorithm.lr, fixed "
         "seeds, 8 or 2 epochs of 32 or 4 updates of 8 envs x 32 steps, 4 evaluation episodes), timed from process "
@@ -170,7 +171,7 @@ def main(quick: bool) -> None:
     )
     payload = {
         "benchmark": "hpo",
-        "machine": machine(),
+        "machine": where,
         "target": TARGET,
         "judged_job_size": JUDGED_SIZE,
         "met": payload_sizes[JUDGED_SIZE]["met"],
@@ -180,7 +181,7 @@ def main(quick: bool) -> None:
     (RESULTS_DIR / "hpo.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     title = f"### Hyper-parameter sweep wall time ({N_JOBS} short CartPole PPO jobs)"
     body = "\n\n".join(tables)
-    (RESULTS_DIR / "hpo.md").write_text(f"{title}\n\n{body}\n\n{notes}\n\nMachine: {machine()}.\n", encoding="utf-8")
+    (RESULTS_DIR / "hpo.md").write_text(f"{title}\n\n{body}\n\n{notes}\n\nMachine: {where}.\n", encoding="utf-8")
     print(f"written: {RESULTS_DIR / 'hpo.md'} and {RESULTS_DIR / 'hpo.json'}")
 
 
