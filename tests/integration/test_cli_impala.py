@@ -88,7 +88,12 @@ def test_dev_runner_trains_and_a_run_resumes_from_input_dir(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_impala_trains_the_masked_structured_cutting_env(tmp_path: Path) -> None:
-    """3 epochs of 10 updates of 8 actor rollouts of 20 steps (4,800 env steps): beats random valid actions."""
+    """Up to 5 epochs of 10 updates of 8 actor rollouts of 20 steps: an evaluation beats random valid actions.
+
+    The best evaluation counts (the runner keeps the best model): with seeds 0-5 one reaches the optimum
+    within 3 epochs, but a later evaluation may fall back (seed 2's fifth) or an earlier one be level with
+    random play (seed 0's first two).
+    """
     run_dir = tmp_path / "run"
     result = maze_run(
         "-cn",
@@ -97,7 +102,7 @@ def test_impala_trains_the_masked_structured_cutting_env(tmp_path: Path) -> None
         "model=tutorial_cutting_2d_struct_masked",
         "algorithm=impala",
         "runner=dev",
-        "algorithm.n_epochs=3",
+        "algorithm.n_epochs=5",
         "algorithm.epoch_length=10",
         "algorithm.n_rollout_steps=20",
         "algorithm.lr=0.001",
@@ -106,9 +111,9 @@ def test_impala_trains_the_masked_structured_cutting_env(tmp_path: Path) -> None
     )
 
     assert_success(result)
-    trained = scalar_series(run_dir, f"eval_BaseEnvEvents/kpi/mean/{KPI}")[-1]
+    evaluations = scalar_series(run_dir, f"eval_BaseEnvEvents/kpi/mean/{KPI}")
     baseline = random_valid_kpis(n_episodes=16)
-    assert trained < min(baseline)
+    assert len(evaluations) == 5 and min(evaluations) < min(baseline), (evaluations, min(baseline))
 
 
 def test_killing_an_actor_stops_the_run_with_one_error_and_no_orphans(tmp_path: Path) -> None:
