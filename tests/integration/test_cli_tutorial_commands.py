@@ -42,8 +42,12 @@ MASKED_BUDGET = ("algorithm.target_reward=-30", "algorithm.n_epochs=4")
 """The masked command's documented budget: stop at the optimum (-30: 30 raw pieces after the first), at most 4 epochs."""
 
 
-def test_the_masked_command_stops_at_the_optimum_after_one_epoch(tmp_path: Path) -> None:
-    """The tutorial's masked PPO run is optimal after its first epoch of 20,000 env steps, so its budget ends it there."""
+def test_the_masked_command_stops_at_the_optimum_within_two_epochs(tmp_path: Path) -> None:
+    """The tutorial's masked PPO run is optimal after one or two epochs of 20,000 env steps; its budget ends it there.
+
+    Seeds 0-4 reach the optimum in the first epoch, seed 5 in the second (on one CPU; another
+    rounds differently and may move a seed from one group to the other).
+    """
     command = ("-cn", "conf_train", *DOCUMENTED_COMMANDS["part8d-masked"].split(), "algorithm=ppo", *MASKED_BUDGET)
     run_dir = tmp_path / "run"
 
@@ -51,6 +55,6 @@ def test_the_masked_command_stops_at_the_optimum_after_one_epoch(tmp_path: Path)
 
     assert_success(result)
     summary = training_summary(run_dir)
-    assert summary["epochs"] == 1 and summary["env_steps"] == 20_000
+    assert summary["epochs"] <= 2 and summary["env_steps"] == 20_000 * summary["epochs"], summary
     assert summary["best_eval_reward"] == -30
     assert "target reward -30 reached" in result.stdout
