@@ -66,8 +66,8 @@ class RayConnections:
         if self.connected_to != "cluster":
             self._disconnect()
             self.cluster = Cluster()  # kept before its nodes start, so that close() stops a half-started cluster
-            self.cluster.add_node(num_cpus=1, temp_dir=str(self.temp_dir))  # the head node
-            self.cluster.add_node(num_cpus=1, temp_dir=str(self.temp_dir))
+            for _ in range(2):  # the head node, then the second node
+                self.cluster.add_node(num_cpus=1, temp_dir=str(self.temp_dir))
             ray.init(address=self.cluster.address)
             self.cluster.wait_for_nodes()
             self.connected_to = "cluster"

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-from .harness import RESULTS_DIR
+from .harness import RESULTS_DIR, machine
 from .hpo_bench import maze_run
 
 __all__ = ["JOBS", "RUNNERS", "main"]
@@ -95,13 +94,13 @@ def main(quick: bool) -> None:
     print(table)
     if quick:
         return
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end"
+    where = f"{machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end"
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    payload = {"benchmark": "rollout_choice", "machine": machine, "rounds": rounds, "rows": rows}
+    payload = {"benchmark": "rollout_choice", "machine": where, "rounds": rounds, "rows": rows}
     (RESULTS_DIR / "rollout_choice.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     markdown = (
         "### Rollout runner choice (maze-run -cn conf_rollout, wall seconds, median of rounds)\n\n"
-        f"{table}\n\n{__doc__.split(chr(10), 2)[2].strip()}\n\nMachine: {machine}.\n"
+        f"{table}\n\n{__doc__.split(chr(10), 2)[2].strip()}\n\nMachine: {where}.\n"
     )
     path = RESULTS_DIR / "rollout_choice.md"
     path.write_text(markdown, encoding="utf-8")
