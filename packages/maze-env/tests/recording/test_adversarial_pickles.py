@@ -75,8 +75,14 @@ def test_the_payloads_are_live(tmp_path: Path, payload: str) -> None:
         ("maze.env.utils.factory", "inspect.functools.partial", "through 'maze.env.utils.factory.inspect'"),
         ("maze.env.utils.factory", "inspect.attrgetter", "which is a module, not an allowed class"),
         ("maze.env.utils.factory", "importlib", "it is a module"),
-        ("maze.env.utils.factory", "Factory.__class__", "metaclass"),
-        ("maze.env.utils.factory", "Factory.__init__", "callable function defined in 'maze.env.utils.factory'"),
+        ("maze.env.trajectory_recording.records", "StateRecord.__class__", "metaclass"),
+        (
+            "maze.env.trajectory_recording.records",
+            "StateRecord.__init__",
+            "callable function defined in 'maze.env.trajectory_recording.records'",
+        ),
+        ("maze.env.utils.factory", "Factory", "only maze's trajectory data classes"),
+        ("maze.env.utils.factory", "Factory.__init__", "through 'maze.env.utils.factory.Factory', which is a class"),
         ("maze.env.core._meta", "StackTransparentMeta", "metaclass"),
         ("builtins", "getattr", "callable builtin_function_or_method"),
         ("builtins", "type", "metaclass"),
@@ -116,3 +122,34 @@ def test_a_trusted_module_admits_its_own_objects_but_not_what_it_imports(tmp_pat
 
 
 system = os.system  # a foreign function re-exported by name from a trusted module (see the test above)
+
+
+def test_a_maze_class_that_is_no_trajectory_data_is_refused_before_it_is_built(tmp_path: Path) -> None:
+    """A file may not call the constructor of any maze class: this one creates the directory it is given."""
+    marker = tmp_path / "created_by_the_constructor"
+    payload = Opcodes.ref("maze.env.log_stats.writers", "LogStatsWriterFile")(Opcodes.text(str(marker)))
+    with pytest.raises(UnsafeTrajectoryError, match="LogStatsWriterFile: .*only maze's trajectory data classes"):
+        safe_loads(payload.pickle())
+    assert not marker.exists()
+
+
+def test_numpy_array_subclasses_that_open_files_are_refused(tmp_path: Path) -> None:
+    """``numpy.memmap(path, mode='w+')`` would create (or truncate) any file and let the pickle fill it."""
+    marker = tmp_path / "created_by_memmap"
+    shape = Opcodes(pickle.MARK + b"I8\n" + pickle.TUPLE)
+    payload = Opcodes.ref("numpy", "memmap")(
+        Opcodes.text(str(marker)), Opcodes.text("uint8"), Opcodes.text("w+"), Opcodes(b"I0\n"), shape
+    )
+    with pytest.raises(UnsafeTrajectoryError, match=r"refusing to load numpy\.memmap: .*numpy\.memmap"):
+        safe_loads(payload.pickle())
+    assert not marker.exists()
+
+
+def test_event_topics_and_marked_records_still_load() -> None:
+    from maze.env.core.events import EventRecord
+    from maze.env.log_stats.base_events import BaseEnvEvents
+
+    record = EventRecord(BaseEnvEvents, BaseEnvEvents.reward, {"value": 1.0})
+    for protocol in range(4, pickle.HIGHEST_PROTOCOL + 1):  # dotted names (the event method) need protocol 4
+        assert safe_loads(pickle.dumps(record, protocol)) == record
+    assert safe_loads(pickle.dumps(BaseEnvEvents())).__class__ is BaseEnvEvents

@@ -69,3 +69,39 @@ def test_a_foreign_top_module_is_not_even_imported() -> None:
 def test_the_users_config_trusts_its_own_modules_but_never_widens_maze() -> None:
     config = {"_target_": "my_pkg.models.Composer", "nets": [{"_target_": "maze.perception.blocks.DenseBlock"}]}
     assert modules_named_in(config) == ["my_pkg.models"]
+
+
+def test_a_resolved_class_passed_on_is_refused_before_it_is_built(tmp_path: Path) -> None:
+    """Callers that resolve a path themselves and hand the class to a Factory get the same check."""
+    marker = tmp_path / "created_by_the_constructor"
+    target = resolve_target("maze.env.log_stats.writers.LogStatsWriterFile")
+    with trusted_targets_only(SOURCE), pytest.raises(UntrustedTargetError, match="where a MazeEnv is needed"):
+        Factory(MazeEnv).instantiate(target, log_dir=str(marker))
+    assert not marker.exists()
+
+
+def test_a_nested_scope_keeps_the_outer_allow_list_and_cannot_trust_more_modules() -> None:
+    """An object a run directory names (e.g. a stored policy) cannot trust modules for the configs it builds."""
+    with trusted_targets_only(SOURCE, ["json"]):
+        with pytest.raises(UntrustedTargetError, match=r"asks 'runs/x/m.yaml' to trust the modules \['os'\]"):
+            with trusted_targets_only("'runs/x/m.yaml'", ["os"]):
+                pass
+        with trusted_targets_only("'runs/x/m.yaml'", ["json.decoder"]):  # already trusted: fine
+            assert resolve_target("json.decoder.JSONDecoder").__name__ == "JSONDecoder"
+            with pytest.raises(UntrustedTargetError, match="'runs/x/m.yaml' names 'os.system'"):
+                resolve_target("os.system")
+
+
+@pytest.mark.parametrize(
+    ("safe", "trusted_modules", "why"),
+    [(False, (), "cannot turn safe loading off"), (True, ("os",), r"to trust the modules \['os'\]")],
+)
+def test_a_run_directory_config_cannot_lower_the_safety_of_loading_trajectories(
+    tmp_path: Path, safe: bool, trusted_modules: tuple[str, ...], why: str
+) -> None:
+    from maze.env.trajectory_recording import load_trajectory
+
+    path = tmp_path / "episode.pkl"
+    path.write_bytes(b"not read")
+    with trusted_targets_only(SOURCE), pytest.raises(UntrustedTargetError, match=why):
+        load_trajectory(path, safe=safe, trusted_modules=trusted_modules)

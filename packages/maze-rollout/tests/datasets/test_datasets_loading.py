@@ -156,3 +156,14 @@ def test_train_validation_split_rounds_the_validation_share(spaces_dir):
     assert len(train[1:3]) == 2 and train[0] is dataset[train.indices[0]]
     with pytest.raises(ValueError, match=r"validation_fraction must lie in \[0, 1\]"):
         dataset.train_validation_split(1.5)
+
+
+@pytest.mark.parametrize(("safe", "trusted_modules"), [(False, ()), (True, ("os",))])
+def test_a_dataset_named_by_a_run_directory_config_cannot_lower_the_safety_of_loading(
+    spaces_dir, safe: bool, trusted_modules: tuple[str, ...]
+) -> None:
+    """Its worker processes load without the caller's trusted scope, so the dataset refuses before it starts them."""
+    from maze.env.utils.trust import UntrustedTargetError, trusted_targets_only
+
+    with trusted_targets_only("'runs/x/.hydra/config.yaml'"), pytest.raises(UntrustedTargetError, match="cannot"):
+        InMemoryDataset(spaces_dir, n_workers=2, safe=safe, trusted_modules=trusted_modules)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import NamedTuple, Union
 
+from maze.env.utils.allow_list import trajectory_data
+
 __all__ = ["ActorID", "StepKeyType"]
 
 StepKeyType = Union[int, str]
 """Key of a sub-step (policy): an int or a string such as ``"selection"``."""
 
 
+@trajectory_data
 class ActorID(NamedTuple):
     """Identifies the single actor that acts next in a structured env.
 

@@ -17,6 +17,7 @@ from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, TypeVar, overload
 
 from maze.env.core._meta import StackTransparentMeta
+from maze.env.utils.allow_list import trajectory_data
 
 __all__ = ["EventRecord", "EventColumns", "Subscriber", "EventService", "Pubsub"]
 
@@ -31,6 +32,7 @@ class _EventFields(NamedTuple):
     attributes: dict[str, Any]
 
 
+@trajectory_data
 class EventRecord(_EventFields):
     """One fired event (immutable).
 

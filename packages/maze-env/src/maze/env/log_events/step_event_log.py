@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from maze.env.core.events import EventRecord, as_event_specs
+from maze.env.utils.allow_list import trajectory_data
 
 __all__ = ["StepEventLog", "EventSpec"]
 
@@ -13,6 +14,7 @@ EventSpec = Callable | Iterable[Callable]
 """One event method of a topic class (``InventoryEvents.piece_replenished``) or several."""
 
 
+@trajectory_data
 @dataclass
 class StepEventLog:
     """The events of one env step.

@@ -8,12 +8,14 @@ from typing import Any, Generic, Optional, TypeVar
 
 from maze.env.core.rendering import Renderer
 from maze.env.log_events.step_event_log import StepEventLog
+from maze.env.utils.allow_list import trajectory_data
 
 __all__ = ["StateRecord", "TrajectoryRecord", "StateTrajectoryRecord"]
 
 StepRecordType = TypeVar("StepRecordType")
 
 
+@trajectory_data
 @dataclass
 class StateRecord:
     """One recorded ``step()``: the state acted in, the action and what followed.
@@ -45,6 +47,7 @@ class StateRecord:
         return self.terminated or self.truncated
 
 
+@trajectory_data
 @dataclass
 class TrajectoryRecord(Generic[StepRecordType]):
     """The records of one episode, step by step.
@@ -68,6 +71,7 @@ class TrajectoryRecord(Generic[StepRecordType]):
         return iter(self.step_records)
 
 
+@trajectory_data
 @dataclass
 class StateTrajectoryRecord(TrajectoryRecord[StateRecord]):
     """An episode of :class:`StateRecord` s plus the renderer that can replay it.

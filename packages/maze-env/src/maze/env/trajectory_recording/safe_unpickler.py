@@ -6,12 +6,18 @@ code. :class:`SafeUnpickler` resolves every name with the shared
 :class:`~maze.env.utils.allow_list.AllowList` (the one run-directory configs are built
 with), which judges the object a name resolves to, never the text of the name. It admits
 
-* classes defined in maze's own packages (by the class's own ``__module__``) and the event
-  methods event records refer to (functions whose body is only a docstring, so calling them
-  does nothing), and the classes and functions defined in the modules the user trusts
-  explicitly (their env's state and action classes: ``trusted_modules``),
-* numpy's array, dtype and scalar classes, gymnasium's space classes, and plain containers
-  and values (dict, list, tuple, set, OrderedDict, defaultdict, deque, UUID, datetime, ...),
+* of maze's own classes only those that are plain data: the classes marked with
+  :func:`~maze.env.utils.allow_list.trajectory_data` (records, step event logs, the example
+  envs' states, actions and renderers), event topics (classes holding nothing but event
+  methods) and the event methods event records refer to (functions whose body is only a
+  docstring, so calling them does nothing). Any other maze class is refused: a file could
+  call its constructor or ``__setstate__`` with arguments of its choosing (a dataset told
+  to load unsafely, a process started in a directory of the file's choosing).
+* the classes and functions defined in the modules the user trusts explicitly (their env's
+  state and action classes: ``trusted_modules``),
+* numpy's array (``numpy.ndarray`` itself: subclasses such as ``numpy.memmap`` open files),
+  dtype and scalar classes, gymnasium's space classes, and plain containers and values
+  (dict, list, tuple, set, OrderedDict, defaultdict, deque, UUID, datetime, ...),
 * the standard reconstruction helpers of pickle (``copyreg``) and numpy's array
   reconstruction functions, by identity,
 
@@ -42,7 +48,7 @@ from typing import Any, BinaryIO
 import numpy as np
 from gymnasium import spaces
 from maze.env.errors import MazeError
-from maze.env.utils.allow_list import AllowList, ModuleRule, RefusedName, within
+from maze.env.utils.allow_list import AllowList, ModuleRule, RefusedName, is_trajectory_data, within
 from maze.env.utils.trust import trusted_targets_only
 
 __all__ = ["SafeUnpickler", "UnsafeTrajectoryError", "safe_load", "safe_loads"]
@@ -52,13 +58,17 @@ class UnsafeTrajectoryError(MazeError, pickle.UnpicklingError):
     """A pickle names a class or function outside the allow-list."""
 
 
-def _is_maze_class_or_event_method(obj: Any) -> bool:
-    return isinstance(obj, type) or _is_event_stub(obj)
+def _is_maze_data(obj: Any) -> bool:
+    """Maze classes marked as trajectory data, event topics and event methods."""
+    return is_trajectory_data(obj) or _is_event_topic(obj) or _is_event_stub(obj)
 
 
 def _is_numpy_type(obj: Any) -> bool:
-    """Numpy's array, dtype and scalar classes (e.g. ``numpy.float32``, ``numpy.dtypes.Float32DType``)."""
-    return isinstance(obj, type) and issubclass(obj, (np.generic, np.ndarray, np.dtype))
+    """``numpy.ndarray`` and numpy's dtype and scalar classes (e.g. ``numpy.float32``, ``numpy.dtypes.Float32DType``).
+
+    Subclasses of ``ndarray`` are refused: ``numpy.memmap`` opens (and creates) the file it is given.
+    """
+    return obj is np.ndarray or (isinstance(obj, type) and issubclass(obj, (np.generic, np.dtype)))
 
 
 def _is_space(obj: Any) -> bool:
@@ -81,7 +91,7 @@ _PLAIN_OBJECTS: dict[str, tuple[str, ...]] = {
 
 PICKLE_ALLOW_LIST = AllowList.of(
     [
-        ModuleRule("maze", _is_maze_class_or_event_method, "maze classes and event methods"),
+        ModuleRule("maze", _is_maze_data, "maze's trajectory data classes, event topics and event methods"),
         ModuleRule("numpy", _is_numpy_type, "numpy array, dtype and scalar classes"),
         ModuleRule("gymnasium.spaces", _is_space, "gymnasium spaces"),
     ],
@@ -140,6 +150,28 @@ def _is_event_stub(target: Any) -> bool:
     """True for functions that do nothing when called, such as the event methods events refer to."""
     code = getattr(target, "__code__", None)
     return code is not None and code.co_code == _stub_method.__code__.co_code and not code.co_names
+
+
+_CLASS_BOOKKEEPING = frozenset(
+    ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__annotations__", "__firstlineno__")
+    + ("__static_attributes__", "__slotnames__")
+)
+"""Entries a class gets from Python itself (``__slotnames__``: ``copyreg`` caches it when pickling an instance)."""
+
+
+def _is_event_topic(obj: Any) -> bool:
+    """True for classes (and their bases) that hold nothing but event methods, such as ``BaseEnvEvents``.
+
+    Building one runs no code of its own (no ``__init__``, ``__new__``, ``__setstate__`` or
+    descriptors), so a file can name it as it names event methods.
+    """
+    if not isinstance(obj, type) or type(obj) is not type:
+        return False
+    return all(
+        name in _CLASS_BOOKKEEPING or _is_event_stub(value)
+        for klass in obj.__mro__[:-1]
+        for name, value in vars(klass).items()
+    )
 
 
 def safe_load(file: BinaryIO, trusted_modules: Iterable[str] = ()) -> Any:

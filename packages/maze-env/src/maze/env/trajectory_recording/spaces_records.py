@@ -8,10 +8,12 @@ from typing import Any, Optional
 
 from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.trajectory_recording.records import TrajectoryRecord
+from maze.env.utils.allow_list import trajectory_data
 
 __all__ = ["SpacesRecord", "StructuredSpacesRecord", "SpacesTrajectoryRecord"]
 
 
+@trajectory_data
 @dataclass
 class SpacesRecord:
     """What one actor saw and did in one sub-step.
@@ -46,6 +48,7 @@ class SpacesRecord:
         return self.terminated or self.truncated
 
 
+@trajectory_data
 @dataclass
 class StructuredSpacesRecord:
     """One env step: the :class:`SpacesRecord` of every sub-step, in acting order.
@@ -142,6 +145,7 @@ class StructuredSpacesRecord:
         return by_key
 
 
+@trajectory_data
 @dataclass
 class SpacesTrajectoryRecord(TrajectoryRecord[StructuredSpacesRecord]):
     """An episode of :class:`StructuredSpacesRecord` s (one per env step)."""

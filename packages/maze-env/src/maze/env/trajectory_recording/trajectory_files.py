@@ -25,6 +25,7 @@ from maze.env.trajectory_recording.records import TrajectoryRecord
 from maze.env.trajectory_recording.safe_unpickler import UnsafeTrajectoryError, safe_load
 from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriter
 from maze.env.utils.files import atomic_write
+from maze.env.utils.trust import check_trust_not_widened
 
 __all__ = ["TrajectoryWriterFile", "TrajectoryLoadError", "load_trajectory"]
 
@@ -92,8 +93,11 @@ def load_trajectory(
         TrajectoryLoadError: The file is missing, truncated or corrupt, needs code that
             cannot be imported, names classes outside the allow-list (safe mode), or holds
             something other than a ``record_type``; the message names the file.
+        UntrustedTargetError: A run directory's config asks for ``safe=False`` or further
+            ``trusted_modules`` (see :func:`~maze.env.utils.trust.check_trust_not_widened`).
     """
     path = Path(path)
+    check_trust_not_widened(f"loading {path}", safe=safe, trusted_modules=trusted_modules)
     if not path.is_file():
         raise TrajectoryLoadError(f"trajectory file {path} does not exist (or is not a file)")
     try:

@@ -30,14 +30,16 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "AllowList",
     "ModuleRule",
     "RefusedName",
     "is_gadget",
+    "is_trajectory_data",
     "module_of",
+    "trajectory_data",
     "within",
 ]
 
@@ -78,6 +80,28 @@ class RefusedName(Exception):
 def within(module: str, packages: Iterable[str]) -> bool:
     """True if ``module`` is one of ``packages`` or a submodule of one."""
     return any(module == package or module.startswith(f"{package}.") for package in packages)
+
+
+_TRAJECTORY_DATA_MARK = "__maze_trajectory_data__"
+
+ClassT = TypeVar("ClassT", bound=type)
+
+
+def trajectory_data(cls: ClassT) -> ClassT:
+    """Marks a maze class whose instances trajectory files may hold (a class decorator).
+
+    Only mark a class whose construction and state restoration store the values given
+    and do nothing else (no files, processes, imports or loading): unpickling a file calls
+    its constructor (or ``__new__``) and ``__setstate__`` with whatever the file holds.
+    The mark is not inherited: a subclass is judged on its own.
+    """
+    setattr(cls, _TRAJECTORY_DATA_MARK, True)
+    return cls
+
+
+def is_trajectory_data(obj: Any) -> bool:
+    """True for a class marked with :func:`trajectory_data` itself (not through a base class)."""
+    return isinstance(obj, type) and vars(obj).get(_TRAJECTORY_DATA_MARK) is True
 
 
 def module_of(obj: Any) -> str:

@@ -173,7 +173,9 @@ class Factory(Generic[T]):
             arguments.update(kwargs)
             return self._call(target, arguments, config["_target_"])
         if isinstance(config, type) or (callable(config) and not isinstance(config, self.base_type)):
-            return self._call(config, kwargs, getattr(config, "__qualname__", repr(config)))
+            name = getattr(config, "__qualname__", repr(config))
+            check_trusted_class_builds(name, config, self.base_type)
+            return self._call(config, kwargs, name)
         if isinstance(config, self.base_type):
             return config
         raise ConfigurationError(

@@ -35,6 +35,7 @@ __all__ = [
     "check_trusted_path",
     "check_trusted_step",
     "check_trusted_target",
+    "check_trust_not_widened",
     "modules_named_in",
     "trusted_factory",
     "trusted_targets_only",
@@ -87,15 +88,60 @@ def trusted_factory(function: F) -> F:
 def trusted_targets_only(source: str, trusted_modules: Iterable[str] = ()) -> Iterator[None]:
     """Restricts target resolution to trusted modules while active (see the module docs).
 
+    Inside an active scope (an object a run directory's config names builds its own configs,
+    such as ``SerializedTorchPolicy`` with a stored model config) the nested scope keeps the
+    outer one's allow-list: what a run directory names cannot trust further modules.
+
     Args:
         source: What the configs come from, for messages (e.g. ``'runs/x/model_config.yaml'``).
         trusted_modules: Further modules (or packages) the user trusts explicitly.
+
+    Raises:
+        UntrustedTargetError: A nested scope asks to trust modules the active scope does not trust.
     """
-    token = _SCOPE.set(_Scope(source, CONFIG_ALLOW_LIST.with_user_modules(trusted_modules)))
+    outer = _SCOPE.get()
+    if outer is None:
+        allow_list = CONFIG_ALLOW_LIST.with_user_modules(trusted_modules)
+    else:
+        check_trust_not_widened(source, trusted_modules=trusted_modules)
+        allow_list = outer.allow_list
+    token = _SCOPE.set(_Scope(source, allow_list))
     try:
         yield
     finally:
         _SCOPE.reset(token)
+
+
+def check_trust_not_widened(what: str, *, safe: bool = True, trusted_modules: Iterable[str] = ()) -> None:
+    """Inside an active scope, refuses to load files unsafely or to trust modules the scope does not trust.
+
+    ``safe=False`` or ``trusted_modules`` in a run directory's config would let the files and
+    configs it names run code: only the user's own call or command may ask for them.
+
+    Args:
+        what: What asks for it, for messages (e.g. ``'InMemoryDataset'`` or a file's path).
+        safe: False asks to unpickle files without the allow-list.
+        trusted_modules: Modules asked to be trusted (fine where the active scope trusts them already).
+
+    Raises:
+        UntrustedTargetError: Naming what asked, where its config came from and how to do it instead.
+    """
+    scope = _SCOPE.get()
+    if scope is None:
+        return
+    if not safe:
+        raise UntrustedTargetError(
+            f"{scope.source} asks {what} to load files with safe=False (plain unpickling, which runs whatever code "
+            "the files name); a run directory's config cannot turn safe loading off, so nothing was loaded. Load "
+            "files you trust with safe=False from your own code or command"
+        )
+    widened = [module for module in trusted_modules if module and not within(module, scope.allow_list.user_modules)]
+    if widened:
+        raise UntrustedTargetError(
+            f"{scope.source} asks {what} to trust the modules {widened}; a run directory's config cannot trust "
+            "modules, so nothing was built or loaded. If you trust that run directory, trust the modules in your own "
+            f"call or command: trusted_modules={widened}"
+        )
 
 
 def check_trusted_path(path: str) -> None:

@@ -21,6 +21,7 @@ from maze.env.trajectory_recording.records import TrajectoryRecord
 from maze.env.trajectory_recording.spaces_records import SpacesTrajectoryRecord
 from maze.env.trajectory_recording.trajectory_files import TrajectoryLoadError, load_trajectory
 from maze.env.utils.main_guard import check_main_guard, reimport_note
+from maze.env.utils.trust import check_trust_not_widened
 from maze.rollout.datasets.conversion import TrajectoryConversionError, to_spaces_trajectory
 from maze.rollout.datasets.trajectory_processor import TrajectoryProcessor
 
@@ -109,7 +110,10 @@ def load_trajectories(
             outside the allow-list (the message names it).
         TrajectoryConversionError: A file's episode cannot be converted or processed (the
             message names it), or a worker process died.
+        UntrustedTargetError: A run directory's config asks for ``safe=False`` or further
+            ``trusted_modules`` (worker processes load without the caller's trusted scope).
     """
+    check_trust_not_widened("loading trajectory files", safe=safe, trusted_modules=trusted_modules)
     if n_workers == 1 or len(files) == 1 or deserialize_in_main_thread:
         worker = _FileWorker(conversion_env_factory, trajectory_processor, safe, tuple(trusted_modules))
         try:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from maze.env.utils.allow_list import trajectory_data
+
 __all__ = ["Cutting2DMazeAction", "Cutting2DPieceSelection"]
 
 
+@trajectory_data
 @dataclass(frozen=True)
 class Cutting2DMazeAction:
     """Cut the current order out of one inventory piece.
@@ -23,6 +26,7 @@ class Cutting2DMazeAction:
     reverse_cutting_order: bool
 
 
+@trajectory_data
 @dataclass(frozen=True)
 class Cutting2DPieceSelection:
     """The first sub-step of the structured env: pick the inventory piece to cut from.

@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from maze.env.utils.allow_list import trajectory_data
+
 __all__ = ["Piece", "Cutting2DMazeState"]
 
 Piece = tuple[int, int]
 """The (x, y) size of a rectangular piece."""
 
 
+@trajectory_data
 @dataclass
 class Cutting2DMazeState:
     """A snapshot of the env: inventory, pending order and (structured env) the picked piece.

@@ -8,6 +8,7 @@ from maze.env.core.rendering import Renderer, import_pyplot
 from maze.env.examples.cutting_2d.inventory import fits
 from maze.env.examples.cutting_2d.maze_action import Cutting2DMazeAction
 from maze.env.examples.cutting_2d.maze_state import Cutting2DMazeState, Piece
+from maze.env.utils.allow_list import trajectory_data
 
 __all__ = ["Cutting2DRenderer"]
 
@@ -15,6 +16,7 @@ _ORDER_COLOR = (0.7, 0.2, 0.2)
 _PIECE_COLOR = (0.8, 0.8, 0.8)
 
 
+@trajectory_data
 class Cutting2DRenderer(Renderer):
     """Draws the figure "Cutting 2D": the cut on the left, the inventory on the right.
 
