@@ -66,6 +66,11 @@ def test_from_run_dir_errors(run_dir: Path, tmp_path_factory: pytest.TempPathFac
         AgentDeployment.from_run_dir(run_dir, env=GymMazeEnv("CartPole-v1"), wrappers=NORMALIZED_STACKED)
     with pytest.raises(ConfigurationError, match=r"has no ObservationNormalizationWrapper"):
         AgentDeployment.from_run_dir(run_dir, env=GymMazeEnv("CartPole-v1"))  # the run normalized observations
+    (run_dir / ".hydra" / "config.yaml").write_text("env: [unclosed\n")
+    with pytest.raises(
+        ConfigurationError, match=r"(?s)cannot read env and wrappers from .*config.yaml.*ParserError.*pass env="
+    ):
+        AgentDeployment.from_run_dir(run_dir)
     (run_dir / ".hydra" / "config.yaml").unlink()
     with pytest.raises(ConfigurationError, match=r"has no .hydra/config.yaml .* pass env="):
         AgentDeployment.from_run_dir(run_dir)

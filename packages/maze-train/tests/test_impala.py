@@ -161,6 +161,29 @@ def test_killing_an_actor_stops_collection_with_a_clear_error_and_leaves_no_proc
     assert_no_process_left(pids)
 
 
+def test_an_interrupted_collection_stops_without_reading_the_torn_queue_again(monkeypatch) -> None:
+    """Ctrl-C inside ``Queue.get`` can leave half a message in the pipe: reading on would block or raise."""
+    actors = subproc_actors(small_model())
+    actors.start()
+    pids = [process.pid for process in actors._processes]
+    outputs = actors._outputs
+
+    def interrupted_get(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    def no_reading_after_a_torn_get() -> Any:
+        raise AssertionError("the queue was read after an interrupted read")
+
+    try:
+        monkeypatch.setattr(outputs, "get", interrupted_get)
+        monkeypatch.setattr(outputs, "get_nowait", no_reading_after_a_torn_get)
+        with pytest.raises(KeyboardInterrupt):
+            actors.collect_outputs()
+    finally:
+        actors.stop()
+    assert_no_process_left(pids)
+
+
 class _FailingEnvFactory:
     def __call__(self) -> Any:
         env = build_dummy_maze_env(max_steps=MAX_STEPS)

@@ -512,3 +512,20 @@ def test_env_workers_unpickle_the_env_factory_without_torch() -> None:
     code = "import sys, maze.train.runners.env_factory; print('torch' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_a_run_interrupted_while_evaluating_the_model_of_input_dir_writes_its_training_summary(
+    ppo_run: Path, tmp_path: Path, monkeypatch
+) -> None:
+    runner = set_up(tmp_path, job_config(input_dir=ppo_run, n_epochs=3))
+
+    def interrupted_evaluation(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner.trainer, "evaluate", interrupted_evaluation)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run()
+
+    summary = json.loads((tmp_path / "training_summary.json").read_text())
+    assert summary["stop_reason"] == "interrupted (KeyboardInterrupt)"
+    assert (summary["epochs"], summary["run_env_steps"]) == (1, 0)  # the resumed run's epoch, nothing new

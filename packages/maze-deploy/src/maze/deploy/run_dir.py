@@ -95,6 +95,7 @@ class TrainingRunDir:
         Raises:
             ConfigurationError: The run has no Hydra config, or it has no resolvable ``env``.
         """
+        import yaml  # omegaconf's own dependency
         from omegaconf import OmegaConf
         from omegaconf.errors import OmegaConfBaseException
 
@@ -104,11 +105,11 @@ class TrainingRunDir:
                 f"the run directory {str(self.directory)!r} has no {_HYDRA_CONFIG} to take the env and wrappers "
                 "from; pass env= (and wrappers=) as they were in training"
             )
-        config = OmegaConf.load(path)
         try:
+            config = OmegaConf.load(path)
             env = OmegaConf.to_container(config.env, resolve=True)
             wrappers = OmegaConf.to_container(config.wrappers, resolve=True) if "wrappers" in config else None
-        except OmegaConfBaseException as error:
+        except (OmegaConfBaseException, yaml.YAMLError, UnicodeDecodeError) as error:
             raise ConfigurationError(
                 f"cannot read env and wrappers from {str(path)!r} ({type(error).__name__}: {error}); pass env= "
                 "(and wrappers=) as they were in training"

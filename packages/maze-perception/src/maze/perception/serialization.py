@@ -109,7 +109,9 @@ def load_state_dict_file(path: PathType, map_location: Union[str, torch.device, 
     except Exception as error:  # torch raises UnpicklingError, RuntimeError, ... for foreign files
         raise ConfigurationError(
             f"{str(path)!r} is not a tensors-only checkpoint loadable with weights_only=True "
-            f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}). Re-save it with "
+            f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}). A truncated or corrupt "
+            "file (e.g. a run killed while copying it) cannot be repaired: restore it from a copy or delete it (a "
+            "resume then starts that state fresh); a model saved some other way can be re-saved with "
             "maze.perception.serialization.save_state_dict"
         ) from None
     if not isinstance(state_dict, Mapping):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import multiprocessing
+import pickle
 import queue
 import signal
 import time
@@ -194,6 +195,7 @@ class SubprocDistributedActors(DistributedActors):
         self._weights.write(_policy_state(self.policy))
         self.policy_version = self._weights.version
         self._outputs = context.Queue(maxsize=self.queue_out_of_sync_factor * self.actors_batch_size)
+        self._outputs_torn = False
         self._errors = context.Queue()
         self._stop = context.Event()
         policy = _cpu_copy(self.policy)
@@ -240,6 +242,9 @@ class SubprocDistributedActors(DistributedActors):
                 outputs.append(self._outputs.get(timeout=POLL_SECONDS))
             except queue.Empty:
                 self._check_actors()
+            except BaseException:  # Ctrl-C or SIGTERM may have torn a message half read: never read on
+                self._outputs_torn = True
+                raise
         return outputs
 
     def queue_size(self) -> int:
@@ -294,10 +299,13 @@ class SubprocDistributedActors(DistributedActors):
         self._processes = []
 
     def _drain(self) -> None:
+        """Empties the output queue so that actors blocked on it can exit (not after a torn read: it could block)."""
+        if self._outputs_torn:
+            return
         try:
             while True:
                 self._outputs.get_nowait()
-        except (queue.Empty, OSError, ValueError):
+        except (queue.Empty, OSError, ValueError, EOFError, pickle.UnpicklingError):
             pass
 
 

@@ -346,10 +346,12 @@ class TrainingRunner(Runner):
         Returns:
             The best evaluation score.
         """
-        if self.input_run is not None and getattr(self.trainer, "evaluator", None) is not None:
-            print("Evaluating the model of input_dir before training")
-            self.trainer.evaluate()
-        result, summary = self.train_with_summary(train)
+
+        def evaluate_then_train() -> TrainingResult:
+            self._evaluate_input_model()
+            return train()
+
+        result, summary = self.train_with_summary(evaluate_then_train)
         sub_steps = f" ({result.sub_steps} sub-steps)" if result.sub_steps is not None else ""
         print(
             f"Training stopped: {result.stop_reason}. {result.env_steps} env steps{sub_steps} "
@@ -357,6 +359,12 @@ class TrainingRunner(Runner):
             f"of training; best evaluation score {result.best_reward:.3f}. {outputs_note(self.run_dir, [summary.name])}"
         )
         return result.best_reward
+
+    def _evaluate_input_model(self) -> None:
+        """Evaluates the model of ``input_dir`` once before training (nothing without input_dir or evaluator)."""
+        if self.input_run is not None and getattr(self.trainer, "evaluator", None) is not None:
+            print("Evaluating the model of input_dir before training")
+            self.trainer.evaluate()
 
     def train_with_summary(self, train: Callable[[], TrainingResult]) -> tuple[TrainingResult, Path]:
         """Calls ``train`` and writes ``training_summary.json``, also when Ctrl-C or SIGTERM interrupts it.
