@@ -114,6 +114,26 @@ def test_bc_warm_starts_from_its_own_run_with_the_best_score(
     runner.close()
 
 
+def test_a_resumed_bc_run_validates_on_the_items_its_first_part_validated_on(
+    bc_run: Path, cartpole_data: Path, tmp_path: Path
+) -> None:
+    """Another agent seed would draw another split: items the first part trained on would be validated on."""
+    saved_seed = int(load_state_dict_file(bc_run / "optimizer.pt")["validation_split"]["seed"])
+    seeds = {}
+    for name, input_dir in (("fresh", ""), ("resumed", bc_run)):
+        cfg, dataset = bc_config(cartpole_data, input_dir=input_dir, n_epochs=13)
+        cfg["seeding"] = {"env_base_seed": 1, "agent_base_seed": 2}
+        (tmp_path / name).mkdir()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(tmp_path / name)
+            runner = BCDevRunner(dataset, trainer_class=BC)
+            runner.setup(cfg)
+        seeds[name] = runner.trainer.seed
+        runner.close()
+    assert seeds["fresh"] != saved_seed  # agent seed 2 draws another split ...
+    assert seeds["resumed"] == saved_seed  # ... but the resumed run keeps the one of its first part
+
+
 def test_ppo_fine_tunes_the_cloned_policy_with_a_frozen_policy_during_burn_in(
     bc_run: Path, tmp_path: Path, capsys
 ) -> None:

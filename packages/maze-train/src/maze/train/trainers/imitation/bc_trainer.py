@@ -17,7 +17,10 @@ from maze.train.trainers.imitation.bc_data import ImitationData, NetworkBatch
 from maze.train.trainers.imitation.bc_loss import BCLoss, add_up, record_loss_output
 from maze.train.trainers.imitation.events import ImitationEvents, ImitationStats
 
-__all__ = ["BCTrainer", "DIAGNOSTICS_EVERY", "build_optimizer"]
+__all__ = ["BCTrainer", "DIAGNOSTICS_EVERY", "SPLIT_SEED_STATE", "build_optimizer"]
+
+SPLIT_SEED_STATE = "validation_split"
+"""The name under which ``optimizer.pt`` keeps the seed that split the data into training and validation items."""
 
 DIAGNOSTICS_EVERY = 4
 """Updates between the training diagnostics (entropy, accuracy/error, gradient norm); losses are logged every update.
@@ -48,7 +51,8 @@ class BCTrainer(ResumableTrainer):
         validation: Scores the policy on held-out items (None: no validation data).
         rollout_evaluator: Runs env episodes at every evaluation (None: none).
         model_selection: Keeps the best model (typically a BestModelSelection).
-        seed: Seed of the minibatch shuffling.
+        seed: Seed of the minibatch shuffling; the runner passes its split seed, which the trainer saves with its
+            state (:meth:`extra_state_dicts`) so that a resumed run splits the data the same way.
     """
 
     needs_critic = False
@@ -76,6 +80,7 @@ class BCTrainer(ResumableTrainer):
         self.model_selection = model_selection
         self.optimizer = build_optimizer(algorithm_config.optimizer, policy.parameters())
         self.stats = ImitationStats()
+        self.seed = seed
         self._generator = np.random.default_rng(seed)
         self._network_parameters = {key: list(network.parameters()) for key, network in policy.networks.items()}
         self.epochs_done = 0
@@ -84,6 +89,10 @@ class BCTrainer(ResumableTrainer):
         self.samples_trained = 0
         self.guard = NonFiniteGuard()
         """Checks the losses and (with the diagnostics) the gradients (runners configure it)."""
+
+    def extra_state_dicts(self) -> dict[str, dict[str, torch.Tensor]]:
+        """The seed that split the data (the runner's split seed), so that a resumed run validates on the same items."""
+        return {} if self.seed is None else {SPLIT_SEED_STATE: {"seed": torch.tensor(self.seed, dtype=torch.int64)}}
 
     @property
     def env_steps(self) -> int:
