@@ -54,6 +54,9 @@ __all__ = [
     "read_texts",
 ]
 
+_FLUSH_SECONDS = 2
+"""The event file writer thread wakes at least this often (see ``LogStatsWriterTensorboard.__init__``)."""
+
 
 def preload_writer_modules() -> None:
     """Imports what the writer needs (tensorboard's event writer and protobuf messages) now.
@@ -129,7 +132,10 @@ class LogStatsWriterTensorboard(LogStatsWriter):
 
         self.log_dir = Path(log_dir)
         self.figures = figures
-        self._writer: Optional[EventFileWriter] = EventFileWriter(str(self.log_dir))
+        # Every write flushes anyway. A short flush interval bounds how long close() can wait: a Ctrl-C that
+        # lands inside the writer's queue operations can lose the wake-up of its thread, which then slept
+        # through the default 120 s before the process could exit.
+        self._writer: Optional[EventFileWriter] = EventFileWriter(str(self.log_dir), flush_secs=_FLUSH_SECONDS)
 
     def write(self, path: Optional[str], step: int, stats: LogStats) -> None:
         """Writes the numeric statistics of ``stats`` at ``step`` as one event and flushes it to disk.
