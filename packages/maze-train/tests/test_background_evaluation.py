@@ -139,3 +139,28 @@ def test_a_background_evaluation_reports_what_the_loop_would(vector_env) -> None
     assert {key: np.asarray(value).tolist() for key, value in evaluator.last_stats.items()} == {
         key: np.asarray(value).tolist() for key, value in stats.items()
     }
+
+
+def test_an_interrupted_run_keeps_the_background_evaluation_that_finished(
+    tmp_path: Path, single_thread, monkeypatch
+) -> None:
+    runner = set_up(tmp_path, job_config(n_epochs=EPOCHS), background_evaluation=True)
+    trainer, epochs = runner.trainer, []
+    run_epoch = trainer._run_epoch
+
+    def interrupt_the_second_epoch_once_the_first_is_evaluated() -> None:
+        if epochs:
+            pending = trainer.background_evaluation._pending
+            assert pending.receiver.poll(timeout=60)  # epoch 0's evaluation has reported
+            raise KeyboardInterrupt
+        epochs.append(run_epoch())
+
+    monkeypatch.setattr(trainer, "_run_epoch", interrupt_the_second_epoch_once_the_first_is_evaluated)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            trainer.train()
+    finally:
+        runner.graph_drawing.join()
+        runner.close()
+    assert trainer.best_reward > float("-inf")  # epoch 0's score counts: its best model is on disk
+    assert (tmp_path / "state_dict.pt").is_file()

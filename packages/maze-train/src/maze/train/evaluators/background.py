@@ -123,6 +123,12 @@ class BackgroundEvaluation:
             raise EnvWorkerError(f"the background evaluation raised:\n{payload}")
         return self.evaluator.report(payload, pending.step, pending.weights)
 
+    def collect_if_finished(self) -> Optional[float]:
+        """Collects the running evaluation if it has reported already (see :meth:`collect`); None otherwise."""
+        if self._pending is None or not self._pending.receiver.poll():
+            return None
+        return self.collect()
+
     def close(self) -> None:
         """Stops a running evaluation (its result is dropped)."""
         pending, self._pending = self._pending, None

@@ -98,6 +98,12 @@ class EpochLoopTrainer(ResumableTrainer):
                 print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
                 if stop is None and self.background_evaluation is not None:
                     self.background_evaluation.submit(self.policy, getattr(self, "model", None))
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the last epoch's evaluation counts if it has finished
+            if self.background_evaluation is not None:
+                score = self.background_evaluation.collect_if_finished()
+                if score is not None:
+                    self._take_scores([score])
+            raise
         finally:
             if self.background_evaluation is not None:
                 self.background_evaluation.close()
