@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from maze.env.errors import ConfigurationError
 from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
-from maze.perception.serialization import atomic_write_bytes
+from maze.perception.serialization import atomic_write_bytes, load_state_dict_file
 from maze.train.trainers.common.training_state import (
     OPTIMIZER_FILE,
     TRAINING_STATE_FILE,
@@ -88,6 +89,20 @@ class InputRun:
             return None
         path = self.directory / self.last_weights
         return path if path.is_file() else None
+
+    def saved_state_for(self, trainer_class: type, name: str) -> Optional[Mapping[str, Any]]:
+        """The state dict ``name`` that the run saved with its optimizer, if ``trainer_class`` resumes it.
+
+        For state a runner needs before it builds the trainer (which restores the rest later).
+
+        Returns:
+            The state dict, or None for a warm start and for a run that saved none of that name.
+        """
+        path = self.directory / OPTIMIZER_FILE
+        if not (self.is_resumed_by(trainer_class) and path.is_file()):
+            return None
+        state = load_state_dict_file(path).get(name)
+        return state if isinstance(state, Mapping) else None
 
 
 def write_training_summary(directory: Path, result: TrainingResult) -> Path:

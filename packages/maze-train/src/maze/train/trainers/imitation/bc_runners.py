@@ -11,7 +11,6 @@ from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.env.trajectory_recording.trajectory_files import TrajectoryLoadError
 from maze.env.utils.factory import Factory, to_plain_config
-from maze.perception.serialization import load_state_dict_file
 from maze.rollout.datasets import (
     InMemoryDataset,
     TrajectoryConversionError,
@@ -29,7 +28,6 @@ from maze.train.runners.env_factory import (
     prefers_worker_processes,
 )
 from maze.train.runners.training_runner import TrainingRunner
-from maze.train.trainers.common.training_state import OPTIMIZER_FILE
 from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
 from maze.train.trainers.imitation.bc_data import ImitationData
 from maze.train.trainers.imitation.bc_loss import BCLoss
@@ -109,9 +107,10 @@ class BCRunner(TrainingRunner):
             self.load_input_model(policy)
         dataset = self.build_dataset()
         loss = BCLoss(self.spaces_config.action_spaces_dict, config.entropy_coef, policy_distribution_classes(policy))
-        seed = self._split_seed_of_input_run()
-        if seed is None:
-            seed = self.seeding.generate_agent_instance_seed()
+        # A resumed run validates on the items its first part validated on: a new split would validate on items
+        # the first part trained on, and its scores would not compare with the restored best score.
+        split = self.input_run.saved_state_for(self.trainer_class, SPLIT_SEED_STATE) if self.input_run else None
+        seed = int(split["seed"]) if split else self.seeding.generate_agent_instance_seed()
         train_items, validation_items = split_items(dataset, validation_share, seed)
         files = getattr(dataset, "files", None)
         source = f" of {len(files)} trajectory files in {self.dataset_config['input_data']}" if files else ""
@@ -136,19 +135,6 @@ class BCRunner(TrainingRunner):
             self.model_selection,
             seed,
         )
-
-    def _split_seed_of_input_run(self) -> Optional[int]:
-        """The split seed of the BC run that ``input_dir`` resumes (None: none, another trainer's or an older run).
-
-        A resumed run must validate on the items its first part validated on: drawn anew, the
-        validation items would hold items it trained on, and its scores would not compare with
-        the restored best score.
-        """
-        optimizer_file = self.input_run.directory / OPTIMIZER_FILE if self.input_run is not None else None
-        if optimizer_file is None or not optimizer_file.is_file():
-            return None
-        split = load_state_dict_file(optimizer_file).get(SPLIT_SEED_STATE)
-        return int(split["seed"]) if isinstance(split, Mapping) and "seed" in split else None
 
     def build_dataset(self) -> Sequence[SpacesRecord]:
         """The dataset of ``runner.dataset``, converting recorded MazeStates with the training env.
