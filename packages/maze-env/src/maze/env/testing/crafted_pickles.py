@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["PAYLOADS", "Opcodes", "dumps"]
+__all__ = ["MEMORY_ATTACKS", "PAYLOADS", "Opcodes", "dumps", "structured_dtype_array"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,16 @@ class Opcodes:
     def __call__(self, *args: Opcodes) -> Opcodes:
         """Pushes the result of calling this object with ``args`` (MARK, args, TUPLE, REDUCE)."""
         return Opcodes(self.code + pickle.MARK + b"".join(arg.code for arg in args) + pickle.TUPLE + pickle.REDUCE)
+
+    @staticmethod
+    def integer(value: int) -> Opcodes:
+        """Pushes an integer (INT, any size)."""
+        return Opcodes(b"I" + str(value).encode() + b"\n")
+
+    @staticmethod
+    def tuple_of(*items: Opcodes) -> Opcodes:
+        """Pushes a tuple of ``items`` (MARK, items, TUPLE)."""
+        return Opcodes(pickle.MARK + b"".join(item.code for item in items) + pickle.TUPLE)
 
     @staticmethod
     def payload(name: str, marker: Path) -> Opcodes:
@@ -112,6 +122,70 @@ PAYLOADS: dict[str, Callable[[Path], Opcodes]] = {
     "class_attribute_chain": _class_attribute_chain,
 }
 """Named payloads, each creating its ``marker`` file if it runs."""
+
+
+class _StructuredDtype:
+    """Pickles as a ``numpy.dtype`` whose one float64 field sits ``offset`` bytes into an 8-byte element."""
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        import numpy as np
+
+        fields = {"a": (np.dtype("float64"), self.offset)}
+        return np.dtype, ("V8", False, True), (3, "|", None, ("a",), fields, 8, 1, 16)
+
+
+def structured_dtype_array(offset: int = 2**40) -> Any:
+    """A pickle-able stand-in for a one-element array whose dtype reads ``offset`` bytes past its memory.
+
+    Pickled, it is a real array reconstruction (numpy's ``_reconstruct`` and BUILD) with a
+    structured dtype restored through BUILD; numpy would read and write at the offset.
+    """
+    import numpy as np
+
+    class _Array:
+        def __reduce__(self) -> tuple[Any, ...]:
+            reconstruct = np.ndarray.__reduce__(np.zeros(1))[0]
+            return reconstruct, (np.ndarray, (0,), b"b"), (1, (1,), _StructuredDtype(offset), False, bytes(8))
+
+    return _Array()
+
+
+def _memo_index(index: int) -> Opcodes:
+    """``None`` memoized at ``index`` (LONG_BINPUT; C's unpickler grows its memo table to the index)."""
+    return Opcodes(pickle.NONE + pickle.LONG_BINPUT + index.to_bytes(4, "little"))
+
+
+def _memo_amplification(size: int = 100_000, copies: int = 20_000) -> Opcodes:
+    """A list of ``copies`` tuples made from one ``size``-byte string in the memo (8 bytes of pickle per copy)."""
+    remember_tuple = Opcodes.ref("builtins", "tuple").code + b"p1\n" + pickle.POP
+    remember_bytes = pickle.BINBYTES + size.to_bytes(4, "little") + bytes(size) + b"p2\n" + pickle.POP
+    copy = b"g1\ng2\n" + pickle.TUPLE1 + pickle.REDUCE
+    return Opcodes(remember_tuple + remember_bytes + pickle.EMPTY_LIST + pickle.MARK + copy * copies + pickle.APPENDS)
+
+
+MEMORY_ATTACKS: dict[str, Opcodes] = {
+    "bytearray": Opcodes.ref("builtins", "bytearray")(Opcodes.integer(2_000_000_000)),
+    "list_of_range": Opcodes.ref("builtins", "list")(
+        Opcodes.ref("builtins", "range")(Opcodes.integer(0), Opcodes.integer(50_000_000))
+    ),
+    "memo_index": _memo_index(100_000_000),
+    "space_constructor": Opcodes.ref("gymnasium.spaces", "Box")(
+        Opcodes.integer(0), Opcodes.integer(1), Opcodes.tuple_of(Opcodes.integer(300_000_000))
+    ),
+    "array_reconstruct": Opcodes.ref("numpy._core.multiarray", "_reconstruct")(
+        Opcodes.ref("numpy", "ndarray"),
+        Opcodes.tuple_of(Opcodes.integer(2_000_000_000)),
+        Opcodes(b"C'b'\n"[:0] + b"Vb\n"),
+    ),
+    "newobj_array": Opcodes.ref("copyreg", "__newobj__")(
+        Opcodes.ref("numpy", "ndarray"), Opcodes.tuple_of(Opcodes.integer(2_000_000_000))
+    ),
+    "memo_amplification": _memo_amplification(),
+}
+"""Tiny pickles that ask allowed names for gigabytes (or, ``memo_index``, a huge memo table)."""
 
 
 class _SplicingPickler(pickle._Pickler):  # the pure-Python pickler: its save() can be extended
