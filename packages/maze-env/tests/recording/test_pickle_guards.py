@@ -24,6 +24,7 @@ EXPECTED_REFUSALS = {
     "array_reconstruct": ("TrajectoryAllocationError", "_reconstruct asks to allocate 1,907.3 MiB"),
     "newobj_array": ("UnsafeTrajectoryError", "calling numpy.ndarray directly"),
     "memo_amplification": ("TrajectoryAllocationError", "tuple asks to allocate"),
+    "bytearray8_length": ("UnsafeTrajectoryError", "a length of 1099511627776 bytes in a 23-byte file"),
 }
 
 _UNDER_A_MEMORY_LIMIT = textwrap.dedent(

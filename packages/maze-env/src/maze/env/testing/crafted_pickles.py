@@ -184,6 +184,7 @@ MEMORY_ATTACKS: dict[str, Opcodes] = {
         Opcodes.ref("numpy", "ndarray"), Opcodes.tuple_of(Opcodes.integer(2_000_000_000))
     ),
     "memo_amplification": _memo_amplification(),
+    "bytearray8_length": Opcodes(pickle.BYTEARRAY8 + (2**40).to_bytes(8, "little") + b"xy"),
 }
 """Tiny pickles that ask allowed names for gigabytes (or, ``memo_index``, a huge memo table)."""
 

@@ -16,9 +16,10 @@ checks every call, object build and memo write against them with the functions h
   size (:class:`AllocationBudget`). Calling a gymnasium space class is refused outright:
   pickles rebuild spaces without calling them, while ``Box(0, 1, (n,))`` allocates ``n``
   floats.
-* **Memo bombs.** A memo index is a number in the file; an index beyond the file's length
-  cannot come from a real pickle and is refused (CPython's C unpickler grows its memo
-  table to the index: 9 bytes asked for 1.6 GB).
+* **Memo and length bombs.** A memo index is a number in the file; an index beyond the file's
+  length cannot come from a real pickle and is refused (CPython's C unpickler grows its memo
+  table to the index: 9 bytes asked for 1.6 GB). So is a length prefix longer than the file
+  (Python's unpickler allocates a ``BYTEARRAY8``'s announced length before reading it).
 
 The charges over-estimate on purpose (a ``tuple(b)`` of a 1 MB ``bytes`` is charged 8 MB):
 a real episode's charges stay far below the default budget of 64 times the file's size
@@ -50,6 +51,7 @@ __all__ = [
     "array_bytes",
     "check_call",
     "check_dtype_state",
+    "check_length",
     "check_memo_index",
     "check_plain_dtype",
 ]
@@ -135,6 +137,16 @@ def check_memo_index(index: int, file_size: int) -> None:
         raise CorruptPickleError(f"memo index {index} is beyond the {file_size}-byte file; it is crafted or corrupt")
 
 
+def check_length(size: int, file_size: int) -> None:
+    """Refuses a length prefix longer than the whole file (the bytes it announces cannot follow).
+
+    Raises:
+        CorruptPickleError: ``size`` exceeds ``file_size``.
+    """
+    if size > file_size:
+        raise CorruptPickleError(f"a length of {size} bytes in a {file_size}-byte file; it is crafted or corrupt")
+
+
 def check_plain_dtype(dtype: Any, where: str) -> None:
     """Refuses structured and sub-array dtypes (their field offsets and shapes come from the file).
 
@@ -198,8 +210,8 @@ def _numpy_functions(name: str) -> frozenset[int]:
                 module = importlib.import_module(f"{module_name}.{submodule}")
             except ImportError:
                 continue
-        if hasattr(module, name):
-            found.add(id(getattr(module, name)))
+            if hasattr(module, name):
+                found.add(id(getattr(module, name)))
     return frozenset(found)
 
 
@@ -234,7 +246,9 @@ def check_call(func: Any, args: tuple[Any, ...], budget: AllocationBudget, initi
         return
     if func is copyreg.__newobj_ex__ and len(args) == 3:
         cls, positional, keywords = args
-        values = (*positional, *keywords.values()) if isinstance(positional, tuple) and isinstance(keywords, dict) else ()
+        values = (
+            (*positional, *keywords.values()) if isinstance(positional, tuple) and isinstance(keywords, dict) else ()
+        )
         check_call(cls, values, budget, initializes=False)
         return
     if initializes and isinstance(func, type) and issubclass(func, spaces.Space):

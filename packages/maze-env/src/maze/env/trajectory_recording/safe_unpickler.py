@@ -59,6 +59,7 @@ from maze.env.trajectory_recording.pickle_guards import (
     TrajectoryAllocationError,
     check_built,
     check_call,
+    check_length,
     check_memo_index,
     check_result,
 )
@@ -207,6 +208,13 @@ class SafeUnpickler(pickle._Unpickler):  # the pure-Python unpickler: each opcod
     def _load_long_binput(self) -> None:  # LONG_BINPUT: a four-byte memo index (BINPUT's one byte is always small)
         self._memoize(struct.unpack("<I", self.read(4))[0])
 
+    def _load_bytearray8(self) -> None:  # BYTEARRAY8: Python's unpickler allocates the length before reading
+        (size,) = struct.unpack("<Q", self.read(8))
+        check_length(size, self._budget.file_size)
+        buffer = bytearray(size)
+        self.readinto(buffer)
+        self.append(buffer)
+
     def _memoize(self, index: int) -> None:
         check_memo_index(index, self._budget.file_size)
         self.memo[index] = self.stack[-1]
@@ -217,6 +225,7 @@ class SafeUnpickler(pickle._Unpickler):  # the pure-Python unpickler: each opcod
     dispatch[pickle.BUILD[0]] = _load_build
     dispatch[pickle.PUT[0]] = _load_put
     dispatch[pickle.LONG_BINPUT[0]] = _load_long_binput
+    dispatch[pickle.BYTEARRAY8[0]] = _load_bytearray8
 
 
 def _arguments(args: Any) -> tuple[Any, ...]:

@@ -1,0 +1,54 @@
+"""What every fuzz target shares: the verdict on one input, seed files and byte mutations.
+
+A loader of untrusted data passes an input if it returns, or raises an ``Exception`` other
+than a ``MemoryError`` (a raw ``MemoryError``, or maze's "ran out of memory", means the
+input got past the allocation budget; the session's address space is capped in
+``conftest.py`` so that such a bypass fails fast instead of exhausting the machine). A
+segfault ends the session; a hang fails hypothesis's per-example deadline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+from maze.env.trajectory_recording.pickle_guards import TrajectoryAllocationError
+
+__all__ = ["ROOT", "CORPUS", "assert_handled", "mutations"]
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository root."""
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+"""Crafted inputs kept as regression cases, one folder per target."""
+
+
+def assert_handled(load: Callable[[bytes], Any], data: bytes) -> None:
+    """Runs ``load(data)``; fails on a ``MemoryError`` or maze's "ran out of memory" (see the module docs)."""
+    try:
+        load(data)
+    except TrajectoryAllocationError as error:  # the budget refused it: fine, unless memory ran out within it
+        assert "ran out of memory" not in str(error), f"allocation beyond the budget: {error}"
+    except MemoryError as error:
+        raise AssertionError(f"allocation beyond the budget ({type(error).__name__}: {error})") from error
+    except Exception as error:
+        assert "ran out of memory" not in str(error), f"allocation beyond the budget: {error}"
+
+
+@st.composite
+def mutations(draw: st.DrawFn, seeds: list[bytes]) -> bytes:
+    """One of ``seeds`` with up to 8 bytes replaced, a run of bytes inserted or deleted, or cut short."""
+    data = bytearray(draw(st.sampled_from(seeds)))
+    for _ in range(draw(st.integers(0, 8))):
+        data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+    position = draw(st.integers(0, len(data)))
+    edit = draw(st.sampled_from(["insert", "delete", "truncate", "none"]))
+    if edit == "insert":
+        data[position:position] = draw(st.binary(min_size=1, max_size=16))
+    elif edit == "delete":
+        del data[position : position + draw(st.integers(1, 16))]
+    elif edit == "truncate":
+        del data[position:]
+    return bytes(data)
