@@ -40,6 +40,7 @@ nox.options.sessions = [
     "tracking",
     "ray",
     "rllib",
+    "fuzz",
     "build",
 ]
 nox.options.error_on_missing_interpreters = True
@@ -190,6 +191,19 @@ def service(session: nox.Session) -> None:
     session.chdir(ROOT)
     env = {"MAZE_SERVICE_MODEL_DIR": str(run_dir / "onnx"), "OMP_NUM_THREADS": "1"}
     session.run("pytest", "-q", "-p", "no:cacheprovider", str(example), *session.posargs, env=env)
+
+
+@nox.session(python=PYTHON)
+def fuzz(session: nox.Session) -> None:
+    """Bounded fuzzing (tests/fuzz, hypothesis) of every loader of untrusted input, in a torch-free venv.
+
+    The trajectory readers (data-only format and legacy pickles), the run-directory file readers
+    and the agent service's request parsing; ``MAZE_FUZZ_EXAMPLES`` sets the inputs per target.
+    """
+    install_packages(session, "maze-rollout", "maze-deploy", extra=("pytest", "hypothesis"))
+    session.chdir(ROOT)
+    env = {"OMP_NUM_THREADS": "1"}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/fuzz", *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)
