@@ -1,5 +1,6 @@
 import pickle
 import uuid
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from maze.env.trajectory_recording import (
     TrajectoryWriter,
     TrajectoryWriterFile,
     TrajectoryWriterRegistry,
+    episode_id_of,
     load_trajectory,
 )
 from maze.env.wrappers.time_limit import TimeLimitWrapper
@@ -62,14 +64,15 @@ def test_three_cartpole_episodes_give_three_uuid_files(tmp_path):
     with SimpleTrajectoryRecordingSetup(tmp_path):
         step_counts = [_run_episode(env, seed=seed) for seed in range(3)]
     assert TrajectoryWriterRegistry.writers == []
-    files = sorted(tmp_path.glob("*.pkl"))
+    files = sorted(tmp_path.glob("*.traj.npz"))
     assert len(files) == 3
     assert sorted(tmp_path.iterdir()) == files  # no temporary files are left
     lengths = {}
     for path in files:
-        assert str(uuid.UUID(path.stem)) == path.stem
+        episode_id = episode_id_of(path)
+        assert str(uuid.UUID(episode_id)) == episode_id
         record = load_trajectory(path, StateTrajectoryRecord)
-        assert record.id == path.stem
+        assert record.id == episode_id
         lengths[record.id] = len(record)
         assert record.renderer is None  # a gymnasium renderer cannot replay recorded states
         assert all(isinstance(step, StateRecord) for step in record)
@@ -120,7 +123,10 @@ class _PieceEvents:
         """A piece was cut."""
 
 
+@dataclass
 class _StateRenderer(Renderer):
+    """A dataclass (of no fields), so that data-only trajectory files store it."""
+
     def render(self, maze_state, maze_action, events, **kwargs):
         self.drawn = maze_state
 
@@ -141,7 +147,7 @@ def test_events_and_renderer_are_recorded_and_survive_the_file(tmp_path):
     env = TrajectoryRecordingWrapper(env)
     with SimpleTrajectoryRecordingSetup(tmp_path):
         _run_episode(env, seed=0)
-    (path,) = tmp_path.glob("*.pkl")
+    (path,) = tmp_path.glob("*.traj.npz")
     record = load_trajectory(path, StateTrajectoryRecord, trusted_modules=[__name__])
     assert [[event.attributes["size"] for event in step.step_event_log] for step in record] == [[0], [1], [2]]
     assert all(event.interface_method.__name__ == "piece_cut" for event in record.step_records[0].step_event_log)
@@ -170,11 +176,11 @@ def test_flush_writes_the_episode_so_far_and_the_end_supersedes_it(tmp_path):
         env.reset(seed=0)
         env.step(env.action_space.sample())
         env.flush()
-        (path,) = tmp_path.glob("*.pkl")
+        (path,) = tmp_path.glob("*.traj.npz")
         assert len(load_trajectory(path)) == 1
         env.step(env.action_space.sample())
         env.close()
-    assert list(tmp_path.glob("*.pkl")) == [path]
+    assert list(tmp_path.glob("*.traj.npz")) == [path]
     assert len(load_trajectory(path)) == 2
 
 
@@ -212,7 +218,7 @@ def _write_one(tmp_path):
     record = StateTrajectoryRecord(id=str(uuid.uuid4()))
     record.append(StateRecord({"x": 1}, {"a": 0}, StepEventLog(0), 1.0, True, False))
     TrajectoryWriterFile(tmp_path).write(record)
-    return tmp_path / f"{record.id}.pkl"
+    return tmp_path / f"{record.id}.traj.npz"
 
 
 def test_truncated_file_raises_naming_it(tmp_path):

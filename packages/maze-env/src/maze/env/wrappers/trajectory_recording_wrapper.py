@@ -1,7 +1,7 @@
 """Records every episode of an env as a StateTrajectoryRecord and hands it to the writers.
 
-The recorded files are pickles (see :mod:`maze.env.trajectory_recording.trajectory_files`):
-loading one runs code from it, so only load trajectories you or your pipeline wrote.
+``TrajectoryWriterFile`` stores each record as a data-only file (see
+:mod:`maze.env.trajectory_recording.trajectory_files`).
 """
 
 from __future__ import annotations

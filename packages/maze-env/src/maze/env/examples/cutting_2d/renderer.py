@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from maze.env.core.rendering import Renderer, import_pyplot
@@ -17,6 +18,7 @@ _PIECE_COLOR = (0.8, 0.8, 0.8)
 
 
 @trajectory_data
+@dataclass
 class Cutting2DRenderer(Renderer):
     """Draws the figure "Cutting 2D": the cut on the left, the inventory on the right.
 
@@ -27,12 +29,13 @@ class Cutting2DRenderer(Renderer):
     On an interactive matplotlib backend each call shows the figure for ``pause`` seconds;
     on a non-interactive one (Agg, for files) it only draws.
 
-    Args:
+    A dataclass, so that trajectory files store it as data (its fields).
+
+    Attributes:
         pause: Seconds to show the figure after drawing on an interactive backend.
     """
 
-    def __init__(self, pause: float = 0.1) -> None:
-        self.pause = pause
+    pause: float = 0.1
 
     def render(
         self, maze_state: Cutting2DMazeState, maze_action: Optional[Any], events: Any = None, **kwargs: Any
