@@ -152,7 +152,7 @@ class SpyFactory:
 
 def trajectory_lengths(run_dir: Path) -> list[int]:
     """The step count of every trajectory file in ``run_dir/trajectory_data`` (each file loads)."""
-    return [len(load_trajectory(path)) for path in sorted((run_dir / "trajectory_data").glob("*.pkl"))]
+    return [len(load_trajectory(path)) for path in sorted((run_dir / "trajectory_data").glob("*.traj.npz"))]
 
 
 def reward_rows(run_dir: Path) -> list[Any]:

@@ -193,7 +193,7 @@ def test_observations_are_normalized_with_the_statistics_of_input_dir(run_dir: P
     runner = SequentialRolloutRunner(n_episodes=1, max_episode_steps=5)
     runner.setup({"env": CARTPOLE, "wrappers": wrappers, "policy": spy, "input_dir": str(training_run)})
     runner.run()
-    (trajectory,) = [load_trajectory(path) for path in (run_dir / "trajectory_data").glob("*.pkl")]
+    (trajectory,) = [load_trajectory(path) for path in (run_dir / "trajectory_data").glob("*.traj.npz")]
     raw = np.stack([record.maze_state for record in trajectory.step_records])
     seen = np.stack([call["observation"]["observation"] for call in spy.policies[0].calls])
     np.testing.assert_allclose(seen, (raw - mean) / std, rtol=1e-5, atol=1e-6)
@@ -217,7 +217,7 @@ def test_without_input_dir_missing_normalization_statistics_are_estimated_and_wr
     ) in capsys.readouterr().out
     statistics = load_normalization_statistics(run_dir / "stats.npz")["observation"]
     assert np.all(statistics["std"] > 0)
-    (trajectory,) = [load_trajectory(path) for path in (run_dir / "trajectory_data").glob("*.pkl")]
+    (trajectory,) = [load_trajectory(path) for path in (run_dir / "trajectory_data").glob("*.traj.npz")]
     raw = np.stack([record.maze_state for record in trajectory.step_records])
     seen = np.stack([call["observation"]["observation"] for call in spy.policies[0].calls])
     np.testing.assert_allclose(seen, (raw - statistics["mean"]) / statistics["std"], rtol=1e-5, atol=1e-6)

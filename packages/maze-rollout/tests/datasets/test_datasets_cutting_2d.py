@@ -73,10 +73,10 @@ def test_observations_go_through_the_wrappers_of_the_conversion_env(cutting_reco
 
 
 def test_maze_states_without_a_conversion_env_are_rejected_naming_the_file(cutting_recording):
-    with pytest.raises(TrajectoryConversionError, match=r"\.pkl: .*conversion_env_factory"):
+    with pytest.raises(TrajectoryConversionError, match=r"\.traj\.npz: .*conversion_env_factory"):
         InMemoryDataset(cutting_recording.directory)
 
 
 def test_a_conversion_env_of_another_env_is_rejected_naming_the_file(cutting_recording):
-    with pytest.raises(TrajectoryConversionError, match=r"\.pkl: .*conversion env.s observation space expects"):
+    with pytest.raises(TrajectoryConversionError, match=r"\.traj\.npz: .*conversion env.s observation space expects"):
         InMemoryDataset(cutting_recording.directory, lambda: GymMazeEnv("CartPole-v1"))

@@ -48,14 +48,14 @@ def episode_of(item) -> str:
 
 def test_a_directory_gives_every_file_below_it_in_path_order(spaces_dir):
     dataset = InMemoryDataset(spaces_dir)
-    assert [path.name for path in dataset.files] == ["a.pkl", "b.pkl", "c.pkl"]
+    assert [path.name for path in dataset.files] == ["a.traj.npz", "b.traj.npz", "c.traj.npz"]
     assert [episode_of(item) for item in dataset] == ["a"] * 3 + ["b"] * 5 + ["c"] * 2
     assert [item.observation["x"][1] for item in dataset[:3]] == [0, 1, 2]
     assert repr(dataset) == "InMemoryDataset(3 episodes, 10 items)"
 
 
 def test_a_list_of_files_and_directories_keeps_the_given_order(spaces_dir):
-    dataset = InMemoryDataset([spaces_dir / "more", str(spaces_dir / "b.pkl"), spaces_dir / "a.pkl"])
+    dataset = InMemoryDataset([spaces_dir / "more", str(spaces_dir / "b.traj.npz"), spaces_dir / "a.traj.npz"])
     assert [episode_of(item) for item in dataset] == ["c"] * 2 + ["b"] * 5 + ["a"] * 3
 
 
@@ -78,7 +78,7 @@ def test_missing_paths_and_empty_directories_are_named(tmp_path):
     with pytest.raises(TrajectoryLoadError, match="nowhere does not exist"):
         InMemoryDataset(tmp_path / "nowhere")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(TrajectoryLoadError, match=r"no trajectory files \(\*\.pkl\) found in .*empty"):
+    with pytest.raises(TrajectoryLoadError, match=r"no trajectory files \(\*\.traj\.npz\|\*\.pkl\) found in .*empty"):
         InMemoryDataset(tmp_path / "empty")
     with pytest.raises(ValueError, match="n_workers >= 1"):
         InMemoryDataset(tmp_path, n_workers=0)
@@ -98,7 +98,7 @@ def test_a_failing_processor_is_reported_with_the_file(spaces_dir):
             return trajectory
 
     with pytest.raises(
-        TrajectoryConversionError, match=r"b\.pkl could not be converted or processed \(RuntimeError: boom"
+        TrajectoryConversionError, match=r"b\.traj\.npz could not be converted or processed \(RuntimeError: boom"
     ):
         InMemoryDataset(spaces_dir, trajectory_processor=Failing(clip_k=0), n_workers=2)
 

@@ -19,7 +19,7 @@ make_lunar_lander = functools.partial(GymMazeEnv, "LunarLander-v3")
 
 
 def test_three_episodes_give_three_uuid_files_holding_every_step(lunar_lander_recording):
-    files = sorted(lunar_lander_recording.directory.glob("*.pkl"))
+    files = sorted(lunar_lander_recording.directory.glob("*.traj.npz"))
     assert len(files) == 3
     for file in files:
         uuid.UUID(file.stem)
@@ -42,7 +42,7 @@ def test_dataset_has_one_item_per_recorded_step_with_the_env_observation_keys(lu
 
 
 def test_items_replay_the_recorded_episode(lunar_lander_recording):
-    file = sorted(lunar_lander_recording.directory.glob("*.pkl"))[0]
+    file = sorted(lunar_lander_recording.directory.glob("*.traj.npz"))[0]
     record = load_trajectory(file, StateTrajectoryRecord)
     dataset = InMemoryDataset([file], make_lunar_lander)
     assert len(dataset) == len(record)
@@ -72,7 +72,7 @@ def test_two_workers_give_the_same_items_in_the_same_order(lunar_lander_recordin
 
 @pytest.mark.parametrize("n_workers", [1, 2])
 def test_a_truncated_file_is_named_in_the_error(lunar_lander_recording, tmp_path, n_workers):
-    files = sorted(lunar_lander_recording.directory.glob("*.pkl"))
+    files = sorted(lunar_lander_recording.directory.glob("*.traj.npz"))
     for file in files:
         (tmp_path / file.name).write_bytes(file.read_bytes())
     broken = tmp_path / files[1].name
@@ -89,7 +89,7 @@ def test_a_sequential_rollout_records_what_it_reports(box2d, tmp_path, monkeypat
     mean_return = runner.run_with(env=make_lunar_lander(), wrappers=None, agent=LunarLanderHeuristicPolicy())
     reported = re.search(r"total_step_count\s*\|\s*([0-9.]+)", capsys.readouterr().out)
     assert reported is not None and mean_return > 100
-    files = sorted((tmp_path / "trajectory_data").glob("*.pkl"))
+    files = sorted((tmp_path / "trajectory_data").glob("*.traj.npz"))
     assert len(files) == 3
     total = int(float(reported.group(1)))
     assert sum(len(load_trajectory(file)) for file in files) == total

@@ -13,6 +13,7 @@ import cloudpickle
 from maze.env.errors import ConfigurationError, MazeError
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.env.log_stats.log_stats import LogStats
+from maze.env.trajectory_recording.trajectory_files import is_trajectory_file
 from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.rollout._validation import checked_int
 from maze.rollout.episode_loop import replay_overrides
@@ -84,9 +85,16 @@ class ParallelRolloutRunner(RolloutRunner):
         deterministic: bool = True,
         start_method: Optional[str] = None,
         normalization_samples: int = 1000,
+        trajectory_format: str = "data",
     ) -> None:
         super().__init__(
-            n_episodes, max_episode_steps, record_trajectory, record_event_logs, deterministic, normalization_samples
+            n_episodes,
+            max_episode_steps,
+            record_trajectory,
+            record_event_logs,
+            deterministic,
+            normalization_samples,
+            trajectory_format,
         )
         self.n_processes = checked_int("n_processes", n_processes, minimum=1)
         available = multiprocessing.get_all_start_methods()
@@ -223,7 +231,9 @@ def _collect(
 def _trajectory_files(job: RolloutJob) -> set[str]:
     """The names of the trajectory files in the job's output directory (empty when not recording)."""
     directory = job.output_dir / TRAJECTORY_DIR
-    return {path.name for path in directory.glob("*.pkl")} if job.record_trajectory and directory.is_dir() else set()
+    if not (job.record_trajectory and directory.is_dir()):
+        return set()
+    return {path.name for path in directory.iterdir() if is_trajectory_file(path)}
 
 
 def _outputs_summary(job: RolloutJob, reported: int, n_episodes: int, written: int) -> str:

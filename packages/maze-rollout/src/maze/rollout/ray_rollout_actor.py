@@ -141,15 +141,16 @@ class _Collected(TrajectoryWriter, LogEventsWriter):
 class _StagedFiles(TrajectoryWriter):
     """Writes trajectory files into the actor's own staging directory and remembers them until they are taken."""
 
-    def __init__(self, directory: Path) -> None:
-        self.writer = GuardedTrajectoryWriter(TrajectoryWriterFile(directory), directory)
+    def __init__(self, directory: Path, trajectory_format: str = "data") -> None:
+        self.file_writer = TrajectoryWriterFile(directory, format=trajectory_format)
+        self.writer = GuardedTrajectoryWriter(self.file_writer, directory)
         self.directory = directory
         self.paths: list[str] = []
 
     def write(self, episode_record: TrajectoryRecord) -> None:
-        """Writes ``<staging dir>/<record id>.pkl`` and keeps its path."""
+        """Writes ``<staging dir>/<record id>.traj.npz`` (or ``.pkl``) and keeps its path."""
         self.writer.write(episode_record)
-        self.paths.append(str(self.directory / f"{episode_record.id}.pkl"))
+        self.paths.append(str(self.file_writer.path_of(episode_record)))
 
     def take(self) -> list[str]:
         """The paths written since the last call."""
@@ -191,7 +192,9 @@ class RolloutActor:
             self._collected = _Collected()
             self._staged = None
             if trajectory_dir:
-                self._staged = _StagedFiles(Path(trajectory_dir) / STAGING_DIR / f"actor-{uuid.uuid4().hex}")
+                self._staged = _StagedFiles(
+                    Path(trajectory_dir) / STAGING_DIR / f"actor-{uuid.uuid4().hex}", self.job.trajectory_format
+                )
             if self.job.record_trajectory:
                 TrajectoryWriterRegistry.register_writer(self._staged or self._collected)
             if self.job.record_event_logs:

@@ -43,7 +43,7 @@ class RayRolloutRunner(RolloutRunner):
 
     Outputs keep the layout of the other runners: the statistics, trajectory records and
     event logs of each finished episode come back to the head, which writes
-    ``trajectory_data/<episode id>.pkl`` and ``event_logs/`` into the run directory. With
+    ``trajectory_data/<episode id>.traj.npz`` and ``event_logs/`` into the run directory. With
     ``worker_output_dir`` (a directory every node mounts at the same path) actors write the
     trajectory files there instead (``<worker_output_dir>/trajectory_data/``), staged until
     the head has the episode's report; event logs still come back to the head.
@@ -69,6 +69,8 @@ class RayRolloutRunner(RolloutRunner):
         max_restarts: Restarts of each actor before the run stops.
         worker_output_dir: Shared directory the actors write trajectory files to (None: send them to the head).
         num_cpus_per_worker: CPUs Ray reserves for each actor.
+        trajectory_format: ``"data"`` (default): data-only trajectory files (``<episode id>.traj.npz``);
+            ``"pickle"``: cloudpickle files, an explicit opt-in for env states with no data-only form.
     """
 
     def __init__(
@@ -85,8 +87,11 @@ class RayRolloutRunner(RolloutRunner):
         max_restarts: int = 3,
         worker_output_dir: Optional[str] = None,
         num_cpus_per_worker: float = 1,
+        trajectory_format: str = "data",
     ) -> None:
-        super().__init__(n_episodes, max_episode_steps, record_trajectory, record_event_logs, deterministic)
+        super().__init__(
+            n_episodes, max_episode_steps, record_trajectory, record_event_logs, deterministic, 1000, trajectory_format
+        )
         self.n_workers = checked_int("n_workers", n_workers, minimum=1)
         self.cluster = RayCluster(ray_address, ray_init or {}, runtime_env, max_restarts)
         self.cluster.require_ray()

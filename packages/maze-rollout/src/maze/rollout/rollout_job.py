@@ -49,7 +49,7 @@ ROLLOUT_STATS_PREFIX = "rollout_stats"
 """Logging prefix of the rollout statistics table."""
 
 TRAJECTORY_DIR = "trajectory_data"
-"""Directory (in the output directory) of the trajectory files, one ``<episode id>.pkl`` per episode."""
+"""Directory (in the output directory) of the trajectory files: one ``<episode id>.traj.npz`` per episode."""
 
 EVENT_LOG_DIR = "event_logs"
 """Directory (in the output directory) of the event logs, one ``.tsv`` file per event type."""
@@ -70,6 +70,7 @@ class RolloutJob:
         deterministic: Passed to ``compute_action``.
         record_trajectory: Write one trajectory file per episode to ``<output_dir>/trajectory_data/``.
         record_event_logs: Write the events of every episode to ``<output_dir>/event_logs/``.
+        trajectory_format: ``"data"`` (data-only files, the default) or ``"pickle"`` (explicit opt-in).
         output_dir: Absolute directory of the outputs (the run directory).
         input_dir: Training run to load observation normalization statistics from; None: none.
         normalization_statistics: Statistics for the wrappers' ObservationNormalizationWrapper
@@ -86,6 +87,7 @@ class RolloutJob:
     output_dir: Path
     input_dir: Optional[Path] = None
     normalization_statistics: Optional[NormalizationStatisticsType] = None
+    trajectory_format: str = "data"
 
     def build_env(self) -> Any:
         """Builds the env stack of the module docs, with normalization statistics from ``input_dir``.
@@ -177,7 +179,9 @@ class RolloutJob:
         with ExitStack() as stack:
             if self.record_trajectory:
                 directory = self.output_dir / TRAJECTORY_DIR
-                trajectory_writer = GuardedTrajectoryWriter(TrajectoryWriterFile(directory), directory)
+                trajectory_writer = GuardedTrajectoryWriter(
+                    TrajectoryWriterFile(directory, format=self.trajectory_format), directory
+                )
                 TrajectoryWriterRegistry.register_writer(trajectory_writer)
                 stack.callback(TrajectoryWriterRegistry.unregister_writer, trajectory_writer)
             if self.record_event_logs:

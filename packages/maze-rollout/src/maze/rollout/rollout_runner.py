@@ -38,8 +38,8 @@ class RolloutRunner(Runner):
     can be called any number of times in one process: each call registers its writers
     (statistics console, trajectory files, event logs) and removes them when it ends, and
     each call's table holds only its own episodes. Outputs go to the current working
-    directory (``maze-run``: the run directory): ``trajectory_data/<episode id>.pkl``
-    (``record_trajectory``) and ``event_logs/<Topic>.<event>.tsv`` (``record_event_logs``).
+    directory (``maze-run``: the run directory): ``trajectory_data/<episode id>.traj.npz``
+    (``record_trajectory``; ``.pkl`` with ``trajectory_format="pickle"``) and ``event_logs/<Topic>.<event>.tsv`` (``record_event_logs``).
     Each call ends with one line: episodes, steps, time and rates (start-up excluded) and
     ``Outputs: <directory> (...)``.
 
@@ -55,6 +55,8 @@ class RolloutRunner(Runner):
         normalization_samples: Observations to estimate the statistics of an ObservationNormalizationWrapper
             from when neither its config nor ``input_dir`` gives them (see
             :meth:`~maze.rollout.rollout_job.RolloutJob.with_estimated_statistics`).
+        trajectory_format: ``"data"`` (default): data-only trajectory files (``<episode id>.traj.npz``);
+            ``"pickle"``: cloudpickle files, an explicit opt-in for env states with no data-only form.
 
     Attributes:
         seeding: Draws the episodes' seeds; set by :meth:`setup` from the ``seeding`` config, or
@@ -71,7 +73,14 @@ class RolloutRunner(Runner):
         record_event_logs: bool = True,
         deterministic: bool = True,
         normalization_samples: int = 1000,
+        trajectory_format: str = "data",
     ) -> None:
+        if trajectory_format not in ("data", "pickle"):
+            raise ConfigurationError(
+                f"runner.trajectory_format must be 'data' (data-only files, the default) or 'pickle', got "
+                f"{trajectory_format!r}"
+            )
+        self.trajectory_format = trajectory_format
         self.n_episodes = checked_int("n_episodes", n_episodes, minimum=1)
         self.max_episode_steps = checked_int("max_episode_steps", max_episode_steps, minimum=0)
         self.record_trajectory = checked_bool("record_trajectory", record_trajectory)
@@ -134,6 +143,7 @@ class RolloutRunner(Runner):
             deterministic=self.deterministic,
             record_trajectory=self.record_trajectory,
             record_event_logs=self.record_event_logs,
+            trajectory_format=self.trajectory_format,
             output_dir=Path.cwd().resolve(),
             input_dir=self.input_dir,
         )

@@ -57,9 +57,16 @@ class SequentialRolloutRunner(RolloutRunner):
         deterministic: bool = True,
         render: bool = False,
         normalization_samples: int = 1000,
+        trajectory_format: str = "data",
     ) -> None:
         super().__init__(
-            n_episodes, max_episode_steps, record_trajectory, record_event_logs, deterministic, normalization_samples
+            n_episodes,
+            max_episode_steps,
+            record_trajectory,
+            record_event_logs,
+            deterministic,
+            normalization_samples,
+            trajectory_format,
         )
         self.render = checked_bool("render", render)
 

@@ -30,13 +30,15 @@ class InMemoryDataset(Sequence[SpacesRecord]):
     see* (e.g. observation normalization) so the items match its observation space.
     Recorded spaces (:class:`SpacesTrajectoryRecord` files) are taken as they are.
 
-    Trajectory files are pickles. They are read with an allow-listed unpickler that loads
-    maze's records, numpy arrays and plain data and refuses anything that could run code
-    (see :mod:`maze.env.trajectory_recording.safe_unpickler`); name the package of your own
-    env's MazeState/MazeAction classes in ``trusted_modules``.
+    Trajectory files are data-only files (``*.traj.npz``: plain arrays and JSON, read within
+    checked bounds) or pickles (``*.pkl``: opt-in and earlier versions' files, read with an
+    allow-listed, allocation-bounded unpickler); see
+    :mod:`maze.env.trajectory_recording.trajectory_files`. Name the package of your own env's
+    MazeState/MazeAction classes in ``trusted_modules``.
 
     Args:
-        input_data: A trajectory file or directory (every ``*.pkl`` below it), or a list of them.
+        input_data: A trajectory file or directory (every ``*.traj.npz`` and ``*.pkl`` below it),
+            or a list of them.
         conversion_env_factory: Builds the conversion env; needed for MazeState records.
         n_workers: Processes that load files in parallel (1: load in this process). Each
             builds its own conversion env; factory and processor travel with cloudpickle.
@@ -46,7 +48,9 @@ class InMemoryDataset(Sequence[SpacesRecord]):
             processes, and for debugging).
         safe: Use the allow-listed unpickler (default); ``False`` unpickles anything, for
             files you or your own pipeline wrote.
-        trusted_modules: Modules whose classes the safe unpickler also loads.
+        trusted_modules: Modules whose classes loading may rebuild besides maze's.
+        allocation_budget: Bytes loading one file may allocate; None: 64 times the file's size
+            plus 64 MiB (see :func:`~maze.env.trajectory_recording.trajectory_files.load_trajectory`).
 
     Raises:
         ValueError: ``n_workers`` is less than 1.
@@ -71,13 +75,21 @@ class InMemoryDataset(Sequence[SpacesRecord]):
         deserialize_in_main_thread: bool = False,
         safe: bool = True,
         trusted_modules: Sequence[str] = (),
+        allocation_budget: Optional[int] = None,
     ) -> None:
         if n_workers < 1:
             raise ValueError(f"InMemoryDataset needs n_workers >= 1, got {n_workers}")
         self.files = find_trajectory_files(input_data)
         processor = trajectory_processor if trajectory_processor is not None else IdentityTrajectoryProcessor()
         self.trajectories: list[SpacesTrajectoryRecord] = load_trajectories(
-            self.files, conversion_env_factory, processor, n_workers, deserialize_in_main_thread, safe, trusted_modules
+            self.files,
+            conversion_env_factory,
+            processor,
+            n_workers,
+            deserialize_in_main_thread,
+            safe,
+            trusted_modules,
+            allocation_budget,
         )
         self._items: list[SpacesRecord] = [
             record for trajectory in self.trajectories for step in trajectory.step_records for record in step

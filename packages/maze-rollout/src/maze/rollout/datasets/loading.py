@@ -19,7 +19,11 @@ import cloudpickle
 from maze.env.errors import MazeError
 from maze.env.trajectory_recording.records import TrajectoryRecord
 from maze.env.trajectory_recording.spaces_records import SpacesTrajectoryRecord
-from maze.env.trajectory_recording.trajectory_files import TrajectoryLoadError, load_trajectory
+from maze.env.trajectory_recording.trajectory_files import (
+    TRAJECTORY_FILE_PATTERNS,
+    TrajectoryLoadError,
+    load_trajectory,
+)
 from maze.env.utils.main_guard import check_main_guard, reimport_note
 from maze.env.utils.trust import check_trust_not_widened
 from maze.rollout.datasets.conversion import TrajectoryConversionError, to_spaces_trajectory
@@ -30,7 +34,8 @@ __all__ = ["InputData", "find_trajectory_files", "load_trajectories", "resolve_d
 InputData = Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]]
 """A trajectory file or directory, or a list of them."""
 
-TRAJECTORY_FILE_PATTERN = "*.pkl"
+TRAJECTORY_FILE_PATTERN = "*.traj.npz|*.pkl"
+"""The names of trajectory files (for messages): data-only files and (legacy or opt-in) pickles."""
 
 
 def resolve_data_paths(input_data: InputData, base_dir: Optional[Union[str, os.PathLike]]) -> Union[str, list[str]]:
@@ -56,8 +61,8 @@ def find_trajectory_files(input_data: InputData) -> list[Path]:
 
     Args:
         input_data: A file or directory, or a list of them. A directory contributes every
-            ``*.pkl`` file below it (recursively, sorted by path); files are taken as
-            given, in the given order.
+            trajectory file below it (``*.traj.npz`` and ``*.pkl``, recursively, sorted by
+            path); files are taken as given, in the given order.
 
     Raises:
         TrajectoryLoadError: A path does not exist, or no trajectory file is found at all.
@@ -67,7 +72,8 @@ def find_trajectory_files(input_data: InputData) -> list[Path]:
     for entry in entries:
         path = Path(entry)
         if path.is_dir():
-            files.extend(sorted(file for file in path.rglob(TRAJECTORY_FILE_PATTERN) if file.is_file()))
+            found = {file for pattern in TRAJECTORY_FILE_PATTERNS for file in path.rglob(pattern) if file.is_file()}
+            files.extend(sorted(found))
         elif path.is_file():
             files.append(path)
         else:
@@ -90,6 +96,7 @@ def load_trajectories(
     deserialize_in_main_thread: bool,
     safe: bool = True,
     trusted_modules: Sequence[str] = (),
+    allocation_budget: Optional[int] = None,
 ) -> list[SpacesTrajectoryRecord]:
     """Loads, converts and processes every file; returns the episodes in file order.
 
@@ -104,6 +111,8 @@ def load_trajectories(
             processes, and for debugging).
         safe: Read files with the allow-listed unpickler (see :func:`load_trajectory`).
         trusted_modules: Modules whose classes the safe unpickler also loads.
+        allocation_budget: Bytes loading one file may allocate (see :func:`load_trajectory`);
+            None: 64 times the file's size plus 64 MiB.
 
     Raises:
         TrajectoryLoadError: A file is missing, truncated, corrupt or (safe mode) names a class
@@ -115,12 +124,16 @@ def load_trajectories(
     """
     check_trust_not_widened("loading trajectory files", safe=safe, trusted_modules=trusted_modules)
     if n_workers == 1 or len(files) == 1 or deserialize_in_main_thread:
-        worker = _FileWorker(conversion_env_factory, trajectory_processor, safe, tuple(trusted_modules))
+        worker = _FileWorker(
+            conversion_env_factory, trajectory_processor, safe, tuple(trusted_modules), allocation_budget
+        )
         try:
             return [worker.load(path) for path in files]
         finally:
             worker.close()
-    payload = cloudpickle.dumps((conversion_env_factory, trajectory_processor, safe, tuple(trusted_modules)))
+    payload = cloudpickle.dumps(
+        (conversion_env_factory, trajectory_processor, safe, tuple(trusted_modules), allocation_budget)
+    )
     workers = min(n_workers, len(files))
     start_method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     check_main_guard(start_method, f"trajectory loading with n_workers={n_workers}", alternative="n_workers=1")
@@ -149,7 +162,9 @@ class _FileWorker:
         trajectory_processor: TrajectoryProcessor,
         safe: bool,
         trusted_modules: tuple[str, ...],
+        allocation_budget: Optional[int] = None,
     ) -> None:
+        self._allocation_budget = allocation_budget
         self._factory = conversion_env_factory
         self._processor = trajectory_processor
         self._safe = safe
@@ -158,7 +173,9 @@ class _FileWorker:
 
     def load(self, path: Path) -> SpacesTrajectoryRecord:
         """Returns the converted and processed episode of ``path``."""
-        record = load_trajectory(path, safe=self._safe, trusted_modules=self._trusted_modules)
+        record = load_trajectory(
+            path, safe=self._safe, trusted_modules=self._trusted_modules, allocation_budget=self._allocation_budget
+        )
         env = self._conversion_env(record)
         try:
             converted = to_spaces_trajectory(record, env)
