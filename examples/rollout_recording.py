@@ -43,7 +43,7 @@ def record(n_episodes: int, out_dir: Path) -> float:
 
 def read_back(out_dir: Path) -> None:
     """Prints what the recorded trajectory files hold."""
-    files = sorted((out_dir / "trajectory_data").glob("*.pkl"))
+    files = sorted((out_dir / "trajectory_data").glob("*.traj.npz"))
     print(f"{len(files)} trajectory files in {out_dir / 'trajectory_data'}")
     for path in files:
         trajectory = load_trajectory(path)

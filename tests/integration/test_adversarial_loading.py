@@ -55,7 +55,13 @@ def poisoned_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path,
         The trajectory directory, the poisoned file and the marker the payload would create.
     """
     root = tmp_path_factory.mktemp("poisoned")
-    result = maze_run("env.name=CartPole-v1", "runner=sequential", "runner.n_episodes=3", run_dir=root / "rollout")
+    result = maze_run(  # pickles (an explicit opt-in): the attack targets the legacy loader
+        "env.name=CartPole-v1",
+        "runner=sequential",
+        "runner.n_episodes=3",
+        "runner.trajectory_format=pickle",
+        run_dir=root / "rollout",
+    )
     assert_success(result)
     data = root / "rollout" / "trajectory_data"
     poisoned = sorted(data.glob("*.pkl"))[1]

@@ -215,7 +215,7 @@ def test_bc_clones_the_greedy_policy_of_the_structured_cutting_env(tmp_path: Pat
 
 BAD_INPUTS = {
     "missing": ("runner.dataset.input_data={tmp}/no_such_dir", "trajectory data {tmp}/no_such_dir does not exist"),
-    "empty": ("runner.dataset.input_data={tmp}", "no trajectory files (*.pkl) found in ['{tmp}']"),
+    "empty": ("runner.dataset.input_data={tmp}", "no trajectory files (*.traj.npz|*.pkl) found in ['{tmp}']"),
     "other-env": (
         "runner.dataset.input_data={data} env.name=CartPole-v1",
         "the dataset does not fit the configured env",

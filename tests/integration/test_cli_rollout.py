@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cli_support import assert_success, maze_run, maze_run_command, maze_run_env
 
-UUID_PKL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\.pkl")
+UUID_FILE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\.traj\.npz")
 
 
 def reward_rows(output: str) -> dict[str, float]:
@@ -24,7 +24,7 @@ def reward_rows(output: str) -> dict[str, float]:
 
 
 def trajectory_files(run_dir: Path) -> list[Path]:
-    return sorted((run_dir / "trajectory_data").glob("*.pkl"))
+    return sorted((run_dir / "trajectory_data").glob("*.traj.npz"))
 
 
 def test_parallel_rollout_of_the_documented_command(tmp_path: Path) -> None:
@@ -52,7 +52,7 @@ def test_parallel_rollout_of_the_documented_command(tmp_path: Path) -> None:
         "max",
     ]
     files = trajectory_files(run_dir)
-    assert len(files) == 100 and all(UUID_PKL.fullmatch(path.name) for path in files)
+    assert len(files) == 100 and all(UUID_FILE.fullmatch(path.name) for path in files)
     event_log = run_dir / "event_logs" / "BaseEnvEvents.reward.tsv"
     assert len(event_log.read_text().splitlines()) == 1 + rows["total_step_count"]
     assert (run_dir / ".hydra" / "config.yaml").is_file()

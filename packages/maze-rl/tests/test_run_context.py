@@ -165,7 +165,7 @@ def test_rollouts_return_the_episode_statistics_by_name(tmp_path: Path) -> None:
     assert "BaseEnvEvents/reward/mean" in repr(stats) and dict(stats)["BaseEnvEvents/reward/min"] > 0
     with pytest.raises(KeyError, match=r"did you mean \['BaseEnvEvents/reward/mean'"):
         stats["BaseEnvEvents/reward/maen"]
-    assert len(list((rc.run_dir / "trajectory_data").glob("*.pkl"))) == 3
+    assert len(list((rc.run_dir / "trajectory_data").glob("*.traj.npz"))) == 3
     with pytest.raises(RunContextError, match="configuration='train'"):
         rc.train()
 

@@ -198,7 +198,7 @@ def text_action_cartpole() -> GymMazeEnv:
     "case, error, message",
     [
         ("missing", MazeError, "runner.dataset.input_data: trajectory data .*no_such_dir does not exist"),
-        ("empty", MazeError, r"no trajectory files \(\*\.pkl\) found"),
+        ("empty", MazeError, r"no trajectory files \(\*\.traj\.npz\|\*\.pkl\) found"),
         ("other-env", MazeError, "the dataset does not fit the configured env .*Acrobot-v1.*recorded on another env"),
         ("text-actions", ConfigurationError, "behavioural cloning cannot train action head 'action' of sub-step 0"),
         ("nothing-to-select", ConfigurationError, "leave nothing to select the best model by"),

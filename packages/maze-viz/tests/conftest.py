@@ -31,7 +31,7 @@ def record_greedy_episodes(directory: Path, episodes: int = 1, steps: int = EPIS
                 observation, *_ = env.step(policy.compute_action(observation))
             env.flush()
         env.close()
-    return sorted(directory.glob("*.pkl"))
+    return sorted(directory.glob("*.traj.npz"))
 
 
 @pytest.fixture(scope="session")

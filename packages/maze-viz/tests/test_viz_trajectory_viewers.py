@@ -147,4 +147,4 @@ def test_missing_notebook_extra_is_named(recorded, monkeypatch: pytest.MonkeyPat
 def test_trajectory_files_lists_recorded_episodes_sorted(episode_file: Path) -> None:
     files = trajectory_files(episode_file.parent)
     assert files == sorted(files) and episode_file in files
-    assert np.all([path.suffix == ".pkl" for path in files])
+    assert np.all([path.name.endswith(".traj.npz") for path in files])

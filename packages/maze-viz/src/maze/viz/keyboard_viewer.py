@@ -19,7 +19,7 @@ class KeyboardControlledTrajectoryViewer:
 
     Example (opens a window on an interactive matplotlib backend)::
 
-        KeyboardControlledTrajectoryViewer("trajectory_data/<episode id>.pkl").show()
+        KeyboardControlledTrajectoryViewer("trajectory_data/<episode id>.traj.npz").show()
 
     Args:
         record: The episode (a StateTrajectoryRecord) or the path of its trajectory file.

@@ -2,11 +2,12 @@
 
 Rollouts (``maze-run``, or a ``TrajectoryRecordingWrapper`` inside
 ``SimpleTrajectoryRecordingSetup``) write one file per episode,
-``trajectory_data/<episode id>.pkl``. The viewers take such a file's path or the loaded
+``trajectory_data/<episode id>.traj.npz`` (data-only; ``.pkl`` for pickles written by opt-in
+or by earlier versions). The viewers take such a file's path or the loaded
 :class:`~maze.env.trajectory_recording.records.StateTrajectoryRecord`.
 
-Trajectory files are pickles and are loaded with maze-env's :func:`load_trajectory`:
-only load files you or your own pipeline wrote.
+Files are loaded with maze-env's :func:`load_trajectory`, which reads data-only files within
+checked bounds and pickles with an allow-listed, allocation-bounded unpickler.
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from typing import Any, Optional, Union
 from maze.env.core.rendering import Renderer
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.records import StateRecord, StateTrajectoryRecord
-from maze.env.trajectory_recording.trajectory_files import TrajectoryLoadError, load_trajectory
+from maze.env.trajectory_recording.trajectory_files import (
+    TRAJECTORY_FILE_PATTERNS,
+    TrajectoryLoadError,
+    load_trajectory,
+)
 
 __all__ = [
     "TrajectoryInput",
@@ -41,7 +46,7 @@ _GYM_HINT = (
 
 
 def trajectory_files(directory: Union[str, os.PathLike]) -> list[Path]:
-    """The trajectory files (``*.pkl``) below ``directory``, sorted by path.
+    """The trajectory files (``*.traj.npz`` and ``*.pkl``) below ``directory``, sorted by path.
 
     Raises:
         TrajectoryLoadError: ``directory`` is no directory or holds no trajectory file.
@@ -51,10 +56,12 @@ def trajectory_files(directory: Union[str, os.PathLike]) -> list[Path]:
         raise TrajectoryLoadError(
             f"trajectory directory {directory} does not exist; pass the trajectory_data/ directory of a rollout"
         )
-    files = sorted(path for path in directory.rglob("*.pkl") if path.is_file())
+    files = sorted(
+        {path for pattern in TRAJECTORY_FILE_PATTERNS for path in directory.rglob(pattern) if path.is_file()}
+    )
     if not files:
         raise TrajectoryLoadError(
-            f"no trajectory files (*.pkl) in {directory}; record episodes first, e.g. with a rollout "
+            f"no trajectory files (*.traj.npz, *.pkl) in {directory}; record episodes first, e.g. with a rollout "
             "(maze-run env=... policy=...; runner.record_trajectory=true), which writes trajectory_data/"
         )
     return files
@@ -63,7 +70,7 @@ def trajectory_files(directory: Union[str, os.PathLike]) -> list[Path]:
 def load_state_trajectory(source: TrajectoryInput, trusted_modules: Sequence[str] = ()) -> StateTrajectoryRecord:
     """The recorded episode ``source`` (returned as is) or the one in the trajectory file ``source``.
 
-    Files are read with maze-env's allow-listed unpickler: name the package of your own env's
+    Files are read with maze-env's :func:`load_trajectory`: name the package of your own env's
     MazeState/MazeAction classes in ``trusted_modules``.
 
     Raises:
@@ -81,7 +88,7 @@ def load_state_trajectory(source: TrajectoryInput, trusted_modules: Sequence[str
         record = load_trajectory(path, StateTrajectoryRecord, trusted_modules=trusted_modules)
     else:
         raise TrajectoryLoadError(
-            f"expected a StateTrajectoryRecord or the path of a trajectory file (*.pkl), got {type(source).__name__}"
+            f"expected a StateTrajectoryRecord or the path of a trajectory file (*.traj.npz, *.pkl), got {type(source).__name__}"
         )
     if len(record) == 0:
         raise TrajectoryLoadError(f"the recorded episode {record.id!r} has no steps; there is nothing to show")

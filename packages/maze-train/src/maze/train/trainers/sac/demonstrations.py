@@ -129,7 +129,7 @@ def _check_finite(batch: TransitionBatch[np.ndarray], records: Sequence[SpacesRe
 
 
 def _locate(records: Sequence[SpacesRecord], item: int) -> str:
-    """Where demonstration item ``item`` was recorded, e.g. ``the file 'data/ep_3.pkl' at step 17``."""
+    """Where demonstration item ``item`` was recorded, e.g. ``the file 'data/ep_3.traj.npz' at step 17``."""
     files, trajectories = getattr(records, "files", None), getattr(records, "trajectories", None)
     if files is None or trajectories is None:
         return f"demonstration item {item}"
