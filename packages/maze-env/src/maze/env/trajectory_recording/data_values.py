@@ -137,6 +137,11 @@ class ValueEncoder:
         if kind in _PLAIN_SCALARS:
             return value
         if kind is list:
+            if value and _is_tuple_rows(value):  # e.g. a list of (x, y) pieces: one node, not one per tuple
+                rows = _number_rows(value)
+                if rows is not None:
+                    return {"@": "la", **self.array(rows, path)}
+                return {"@": "lt", "v": [list(item) for item in value]}
             return [self.value(item, f"{path}[{index}]") for index, item in enumerate(value)]
         if kind is dict:
             if all(type(key) is str for key in value):
@@ -158,7 +163,7 @@ class ValueEncoder:
 
     def _object(self, value: Any, path: str) -> Any:
         kind = type(value)
-        if callable(getattr(kind, "to_data", None)) and callable(getattr(kind, "from_data", None)):
+        if _has_hook(kind):
             return {"@": "h", "c": class_name(kind), "v": self.value(value.to_data(), f"{path}.to_data()")}
         if dataclasses.is_dataclass(kind):
             fields = [field.name for field in dataclasses.fields(value) if field.init]
@@ -193,6 +198,12 @@ class ValueEncoder:
                             "@": "S",
                             **self.array(np.stack(values) if kind is np.ndarray else np.array(values), path),
                         }
+                elif dataclasses.is_dataclass(kind) and not _has_hook(kind):
+                    names = [field.name for field in dataclasses.fields(kind) if field.init]
+                    columns = {
+                        name: self.column([getattr(v, name) for v in values], f"{path}.{name}") for name in names
+                    }
+                    return {"@": "O", "c": class_name(kind), "f": columns}
                 elif kind is dict:
                     keys = list(first)
                     if all(type(key) is str for key in keys) and all(list(value) == keys for value in values):
@@ -280,6 +291,15 @@ class ValueDecoder:
             raise TrajectoryDecodeError(f"{path}: malformed {tag!r} node")
         if tag == "t":
             return tuple(self.value(item, path, depth) for item in body)
+        if tag == "lt" and type(body) is list and all(type(item) is list for item in body):
+            return [tuple(item) for item in body]
+        if tag == "la":
+            array = self.array(node, path)
+            if array.ndim != 2 or array.dtype.kind not in "if":
+                raise TrajectoryDecodeError(
+                    f"{path}: a list of tuples stored as a {array.dtype} array of {array.shape}"
+                )
+            return list(map(tuple, array.tolist()))
         if tag == "m":
             return self._mapping(body, path, depth)
         if tag == "a":
@@ -352,7 +372,55 @@ class ValueDecoder:
                 for key, column in zip(keys, columns, strict=True)
             ]
             return [dict(zip(keys, row, strict=True)) for row in zip(*decoded, strict=True)]
+        if tag == "O":
+            return self._dataclass_column(node, rows, path, depth)
         raise TrajectoryDecodeError(f"{path}: unknown column {str(tag)[:40]!r}")
+
+    def _dataclass_column(self, node: dict, rows: int, path: str, depth: int) -> list[Any]:
+        name, columns = node.get("c"), node.get("f")
+        cls = self.resolve(name, "class")
+        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)) or type(columns) is not dict:
+            raise TrajectoryDecodeError(f"{path}: {name} is no dataclass (or its field columns are malformed)")
+        names = list(columns)
+        decoded = [self.column(columns[key], rows, f"{path}.{key}", depth + 1) for key in names]
+        try:
+            if not names:
+                return [cls() for _ in range(rows)]
+            return [cls(**dict(zip(names, row, strict=True))) for row in zip(*decoded, strict=True)]
+        except (TypeError, ValueError) as error:
+            raise TrajectoryDecodeError(f"{path}: cannot rebuild {name} from the stored fields ({error})") from None
+
+
+def _has_hook(kind: type) -> bool:
+    """Whether a class declares its data form (``to_data()`` and ``from_data(data)``)."""
+    return callable(getattr(kind, "to_data", None)) and callable(getattr(kind, "from_data", None))
+
+
+def _is_tuple_rows(items: list) -> bool:
+    """A non-empty list of equally long tuples of plain scalars."""
+    first = items[0]
+    if type(first) is not tuple:
+        return False
+    width = len(first)
+    return all(
+        type(item) is tuple and len(item) == width and all(type(x) in _PLAIN_SCALARS for x in item) for item in items
+    )
+
+
+def _number_rows(items: list) -> Optional[np.ndarray]:
+    """Tuples of only ints (int64 range) or only floats as one 2-D array; None for anything else."""
+    kinds = {type(x) for item in items for x in item}
+    if kinds == {int}:
+        try:
+            array = np.array(items, dtype=np.int64)
+        except OverflowError:
+            return None
+        for small in (np.int8, np.int16, np.int32):  # the smallest that holds them (read back as Python ints)
+            info = np.iinfo(small)
+            if array.size == 0 or (info.min <= array.min() and array.max() <= info.max):
+                return array.astype(small)
+        return array
+    return np.array(items, dtype=np.float64) if kinds == {float} else None
 
 
 def _is_index(value: Any) -> bool:
