@@ -20,7 +20,8 @@ columns are encoded by :mod:`~maze.env.trajectory_recording.data_values`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import fields
 from typing import Any, BinaryIO
 
@@ -165,9 +166,13 @@ def _decode_spaces_record(
 
 
 def _encode_event_logs(encoder: ValueEncoder, logs: list[Any]) -> dict[str, Any]:
-    """Event logs flat: env time and event count per step (-1: no log), names by index, attributes as a column."""
+    """Event logs, flat: env time and event count per step (-1: no log), names by index, attribute columns.
+
+    The attributes are stored as one column per event (topic and method pair), in firing order.
+    """
     names: dict[Any, int] = {}
-    counts, times, events, attributes = [], [], [], []
+    counts, times, events = [], [], []
+    attributes: dict[tuple[int, int], list] = {}
     for step, log in enumerate(logs):
         if log is None:
             counts.append(-1)
@@ -184,13 +189,15 @@ def _encode_event_logs(encoder: ValueEncoder, logs: list[Any]) -> dict[str, Any]
                 name = f"{target.__module__}:{target.__qualname__}"
                 pair.append(names.setdefault(name, len(names)))
             events.append(pair)
-            attributes.append(attrs)
+            attributes.setdefault((pair[0], pair[1]), []).append(attrs)
     return {
         "n": counts,
         "t": encoder.column(times, "step_event_log.env_time"),
         "names": list(names),
         "events": events,
-        "attributes": encoder.column(attributes, "step_event_log.events.attributes"),
+        "attributes": [
+            [*pair, encoder.column(values, "step_event_log.events.attributes")] for pair, values in attributes.items()
+        ],
     }
 
 
@@ -202,14 +209,16 @@ def _decode_event_logs(decoder: ValueDecoder, node: Any, steps: int) -> list[Any
         raise TrajectoryDecodeError("step_event_log: malformed event counts")
     if type(names) is not list or type(events) is not list or len(events) != sum(n for n in counts if n > 0):
         raise TrajectoryDecodeError("step_event_log: malformed event names or events")
-    times = decoder.column(node.get("t"), steps, "step_event_log.env_time")
-    attributes = decoder.column(node.get("attributes"), len(events), "step_event_log.events.attributes")
-    resolved = [decoder.resolve(name, "event") for name in names]
-    records = []
-    for pair, attrs in zip(events, attributes, strict=True):
-        if type(pair) is not list or len(pair) != 2 or not all(type(i) is int and 0 <= i < len(resolved) for i in pair):
+    for pair in events:
+        if type(pair) is not list or len(pair) != 2 or not all(type(i) is int and 0 <= i < len(names) for i in pair):
             raise TrajectoryDecodeError("step_event_log: malformed event reference")
+    times = decoder.column(node.get("t"), steps, "step_event_log.env_time")
+    resolved = [decoder.resolve(name, "event") for name in names]
+    by_pair = _event_attributes(decoder, node.get("attributes"), events)
+    records = []
+    for pair in events:
         topic, method = resolved[pair[0]], resolved[pair[1]]
+        attrs = next(by_pair[(pair[0], pair[1])])
         if not isinstance(topic, type) or not callable(method) or type(attrs) is not dict:
             raise TrajectoryDecodeError(f"step_event_log: {names[pair[0]]} / {names[pair[1]]} is no event")
         records.append(EventRecord(topic, method, attrs))
@@ -221,3 +230,16 @@ def _decode_event_logs(decoder: ValueDecoder, node: Any, steps: int) -> list[Any
         logs.append(StepEventLog(env_time, records[start : start + count]))
         start += count
     return logs
+
+
+def _event_attributes(decoder: ValueDecoder, node: Any, events: list[list[int]]) -> dict[tuple[int, int], Iterator]:
+    """The attribute dicts of each event (topic and method pair), in firing order, checked against ``events``."""
+    counts = Counter((pair[0], pair[1]) for pair in events)
+    if type(node) is not list or len(node) != len(counts):
+        raise TrajectoryDecodeError("step_event_log: malformed attribute columns")
+    by_pair: dict[tuple[int, int], Iterator] = {}
+    for entry in node:
+        if type(entry) is not list or len(entry) != 3 or (key := (entry[0], entry[1])) not in counts or key in by_pair:
+            raise TrajectoryDecodeError("step_event_log: malformed attribute column")
+        by_pair[key] = iter(decoder.column(entry[2], counts[key], "step_event_log.events.attributes"))
+    return by_pair

@@ -188,6 +188,8 @@ class ValueEncoder:
             kinds = {type(value) for value in values}
             if kinds <= set(_PLAIN_SCALARS):
                 return {"@": "L", "v": list(values)}
+            if kinds == {tuple} and _is_tuple_rows(values):
+                return {"@": "LT", "v": [list(value) for value in values]}
             if len(kinds) == 1:
                 (kind,) = kinds
                 first = values[0]
@@ -359,6 +361,11 @@ class ValueDecoder:
             return values if tag == "L" else [self.value(value, path, depth + 1) for value in values]
         if tag == "S":
             return list(self.array(node, path, rows))
+        if tag == "LT":
+            values = node.get("v")
+            if type(values) is not list or len(values) != rows or not all(type(value) is list for value in values):
+                raise TrajectoryDecodeError(f"{path}: a column of {rows} steps holds no list of {rows} tuples")
+            return [tuple(value) for value in values]
         if tag == "D":
             keys, columns = node.get("k"), node.get("c")
             if type(keys) is not list or type(columns) is not list or len(keys) != len(columns):
