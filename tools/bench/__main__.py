@@ -26,6 +26,7 @@ from . import (
     sac_update_bench,
     tracking_bench,
     train_bench,
+    trajectory_bench,
 )
 from .harness import MEMORY_NOTE, Row, markdown_table, write_results
 
@@ -77,7 +78,8 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "rllib": rllib_bench.main,
     "rollout_choice": rollout_choice.main,  # maze-run -cn conf_rollout: runner=auto against sequential and parallel  # PPO time to solve CartPole: Maze on RLlib vs plain RLlib vs maze-run (needs maze-rllib)
     "sac": sac_bench.main,  # time to -200 on Pendulum against SB3 SAC
-    "tracking": tracking_bench.main,  # the quick-start command with logger=mlflow / wandb against TensorBoard only
+    "tracking": tracking_bench.main,
+    "trajectories": trajectory_bench.main,  # trajectory files: data-only format vs pickles, write/read rates, bytes  # the quick-start command with logger=mlflow / wandb against TensorBoard only
 }
 """Suites that run their own subprocesses and write their own tables: name -> ``main(quick)``."""
 

@@ -1,0 +1,163 @@
+"""Trajectory files: the data-only format (``.traj.npz``) against pickles (``.pkl``), writing and reading.
+
+Episodes are recorded once (``TrajectoryRecordingWrapper``, collected in memory), then written
+and read back in each format, rounds interleaved; rates are medians over rounds:
+
+* CartPole-v1 (``GymMazeEnv``, random actions, seeded): array states, integer actions.
+* Cutting-2D (flat env, greedy policy, 200 steps per episode): dataclass states and actions,
+  events and the renderer.
+
+Formats: ``data`` (``TrajectoryWriterFile`` default, read by ``load_trajectory``), ``pickle``
+(``format="pickle"``, read by ``load_trajectory``'s default: the allow-listed,
+allocation-bounded unpickler, which is how every ``.pkl`` is read) and, for reference,
+``pickle, unsafe`` (``load_trajectory(..., safe=False)``: plain cloudpickle, only for files you
+wrote). Target: reading the data-only format at least as fast as reading the pickles
+(``read ratio`` = data rate / safe pickle rate ≥ 1).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from maze.env.examples.cutting_2d import FlatCutting2DGreedyPolicy, maze_env_factory
+from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
+from maze.env.trajectory_recording import TrajectoryWriter, TrajectoryWriterFile, TrajectoryWriterRegistry
+from maze.env.trajectory_recording.trajectory_files import load_trajectory
+from maze.env.wrappers.time_limit import TimeLimitWrapper
+from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
+
+from .harness import RESULTS_DIR, machine
+
+TITLE = "Trajectory files: data-only format vs pickles (episodes/s, bytes per episode)"
+FORMATS = ("data", "pickle", "pickle, unsafe")
+
+
+class _Collect(TrajectoryWriter):
+    def __init__(self) -> None:
+        self.records: list = []
+
+    def write(self, episode_record) -> None:
+        self.records.append(episode_record)
+
+
+def record(env, act: Callable, episodes: int) -> list:
+    """``episodes`` recorded episodes of ``env`` (``act(observation, env) -> action``)."""
+    collect = _Collect()
+    TrajectoryWriterRegistry.register_writer(collect)
+    recorded = TrajectoryRecordingWrapper(env)
+    try:
+        for seed in range(episodes):
+            observation, _ = recorded.reset(seed=seed)
+            done = False
+            while not done:
+                observation, _, terminated, truncated, _ = recorded.step(act(observation, recorded))
+                done = terminated or truncated
+        recorded.close()
+    finally:
+        TrajectoryWriterRegistry.unregister_writer(collect)
+    return collect.records
+
+
+def workloads(episodes: int) -> dict[str, list]:
+    """The recorded episodes of each env."""
+    cartpole = GymMazeEnv("CartPole-v1")
+    cartpole.action_space.seed(0)
+    greedy = FlatCutting2DGreedyPolicy()
+    cutting = TimeLimitWrapper(maze_env_factory(200, (100, 100), (30, 15)), 200)
+    return {
+        "CartPole-v1": record(cartpole, lambda _, env: env.action_space.sample(), episodes),
+        "Cutting-2D": record(cutting, lambda observation, _: greedy.compute_action(observation), max(1, episodes // 4)),
+    }
+
+
+def measure(records: list, fmt: str, directory: Path) -> tuple[float, float, float]:
+    """Writes and reads ``records`` once in ``fmt``; returns (write episodes/s, read episodes/s, bytes per episode)."""
+    shutil.rmtree(directory, ignore_errors=True)
+    writer = TrajectoryWriterFile(directory, format="data" if fmt == "data" else "pickle")
+    start = time.perf_counter()
+    for episode in records:
+        writer.write(episode)
+    write_rate = len(records) / (time.perf_counter() - start)
+    paths = [writer.path_of(episode) for episode in records]
+    start = time.perf_counter()
+    for path in paths:
+        load_trajectory(path, safe=fmt != "pickle, unsafe")
+    read_rate = len(records) / (time.perf_counter() - start)
+    return write_rate, read_rate, sum(path.stat().st_size for path in paths) / len(paths)
+
+
+def run(episodes: int, rounds: int) -> list[dict]:
+    """One row per env and format: median write and read rates, bytes per episode, steps per episode."""
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for env_name, records in workloads(episodes).items():
+            rates: dict[str, list[tuple[float, float, float]]] = {fmt: [] for fmt in FORMATS}
+            for _ in range(rounds):
+                for fmt in FORMATS:
+                    rates[fmt].append(measure(records, fmt, Path(scratch) / "files"))
+            steps = statistics.mean(len(episode) for episode in records)
+            for fmt in FORMATS:
+                rows.append(
+                    {
+                        "env": env_name,
+                        "format": fmt,
+                        "steps_per_episode": round(steps, 1),
+                        "write_episodes_per_s": statistics.median(r[0] for r in rates[fmt]),
+                        "read_episodes_per_s": statistics.median(r[1] for r in rates[fmt]),
+                        "bytes_per_episode": statistics.median(r[2] for r in rates[fmt]),
+                        "read_ratio_vs_safe_pickle": statistics.median(
+                            r[1] / p[1] for r, p in zip(rates[fmt], rates["pickle"], strict=True)
+                        ),
+                    }
+                )
+    return rows
+
+
+def markdown(rows: list[dict], rounds: int) -> str:
+    """The results table with its notes."""
+    lines = [
+        f"### {TITLE}",
+        "",
+        "| env | format | steps/episode | write (episodes/s) | read (episodes/s) | bytes/episode | read vs safe pickle |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['env']} | {row['format']} | {row['steps_per_episode']:g} | {row['write_episodes_per_s']:,.0f} | "
+            f"{row['read_episodes_per_s']:,.0f} | {row['bytes_per_episode']:,.0f} | "
+            f"{row['read_ratio_vs_safe_pickle']:.2f}× |"
+        )
+    met = all(row["read_ratio_vs_safe_pickle"] >= 1.0 for row in rows if row["format"] == "data")
+    lines += [
+        "",
+        f"Medians over {rounds} interleaved rounds, one process. `pickle` is read by `load_trajectory`'s default "
+        "(the allow-listed, allocation-bounded unpickler every `.pkl` goes through); `pickle, unsafe` is plain "
+        f"cloudpickle (`safe=False`), for reference. Target: data-only reading ≥ 1× safe pickle reading: "
+        f"{'met' if met else '**not met**'}.",
+        "",
+        f"Machine: {machine()}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(quick: bool) -> None:
+    """Runs the suite, prints the table and (unless ``quick``) writes ``results/trajectories.*``."""
+    episodes, rounds = (8, 2) if quick else (40, 5)
+    print(f"\n{TITLE}: {episodes} CartPole and {max(1, episodes // 4)} Cutting-2D episodes x {rounds} rounds ...")
+    rows = run(episodes, rounds)
+    text = markdown(rows, rounds)
+    print(text)
+    if quick:
+        return
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    payload = {"benchmark": "trajectories", "machine": machine(), "rounds": rounds, "rows": rows}
+    (RESULTS_DIR / "trajectories.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    (RESULTS_DIR / "trajectories.md").write_text(text, encoding="utf-8")
+    print(f"written: {RESULTS_DIR / 'trajectories.md'} and .json")
