@@ -21,6 +21,7 @@ from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.files import atomic_write_bytes
 from maze.env.utils.spaces import ordered_dict_space
+from maze.env.utils.untrusted_files import load_untrusted_yaml
 
 __all__ = ["SpacesConfig", "space_from_data", "space_to_data"]
 
@@ -198,7 +199,7 @@ class SpacesConfig:
         if not path.is_file():
             raise FileNotFoundError(f"spaces config file {str(path)!r} does not exist")
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = load_untrusted_yaml(path)
         except (yaml.YAMLError, UnicodeDecodeError) as error:
             raise ConfigurationError(
                 f"{str(path)!r} is not a YAML/JSON spaces config (pickled spaces are not loaded, as loading a pickle "
