@@ -94,3 +94,23 @@ def test_instantiate_collection_of_list_and_mapping() -> None:
     assert set(named) == {"random"} and isinstance(named["random"], RandomPolicy)
     with pytest.raises(ConfigurationError, match="expected a list or a mapping"):
         Factory(Policy).instantiate_collection("maze.env.RandomPolicy")
+
+
+def test_an_argument_a_callee_rejects_names_the_config_key_not_the_value() -> None:
+    """``GymMazeEnv`` passes unknown keys on to ``gymnasium.make``, whose env raises a raw TypeError."""
+    config = {"_target_": "maze.env.make_gym_maze_env", "name": "CartPole-v1", "bogus": "x" * 500}
+    with pytest.raises(
+        ConfigurationError, match=r"CartPoleEnv.__init__\(\) does not take it\. Remove env.bogus"
+    ) as error:
+        Factory(MazeEnv, config_key="env").instantiate(config)
+    assert "xxxxx" not in str(error.value) and error.value.__cause__ is None
+    with pytest.raises(ConfigurationError, match=r"argument 'bogus' on.* Remove bogus from the config"):
+        Factory(MazeEnv).instantiate(config)
+
+
+def test_a_type_error_unrelated_to_the_config_keys_is_left_alone() -> None:
+    def broken(name: str, **kwargs: object) -> MazeEnv:
+        raise TypeError("f() got an unexpected keyword argument 'other'")
+
+    with pytest.raises(TypeError, match="'other'"):
+        Factory(MazeEnv, config_key="env").instantiate(broken, name="x", colour="red")

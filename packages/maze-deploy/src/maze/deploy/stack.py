@@ -34,7 +34,7 @@ __all__ = [
 NormalizationStatistics = Union[Mapping[str, Mapping[str, Any]], str, os.PathLike]
 """``{observation key: {statistic: value}}``, an ``.npz`` file, or a directory holding the wrapper's dump file."""
 
-_ENV_FACTORY = Factory(MazeEnv, search_modules=["maze.env"])
+_ENV_FACTORY = Factory(MazeEnv, search_modules=["maze.env"], config_key="env")
 
 
 @dataclass

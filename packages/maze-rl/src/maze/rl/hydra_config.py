@@ -117,7 +117,7 @@ def make_env_from_hydra(
     cfg = to_plain_config(read_hydra_config(config_module, config_name, overrides, **hydra_overrides))
     if not cfg.get("env"):
         raise ConfigurationError(f"the config {config_module}/{config_name} has no `env`; pick one, e.g. env=gym_env")
-    env = Factory(StructuredEnv).instantiate(cfg["env"])
+    env = Factory(StructuredEnv, config_key="env").instantiate(cfg["env"])
     env = WrapperFactory.wrap_from_config(env, cfg.get("wrappers") or {})
     try:
         wrapper = find_normalization_wrapper(env)

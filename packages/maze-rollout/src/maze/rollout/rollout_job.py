@@ -96,7 +96,7 @@ class RolloutJob:
             ConfigurationError: For bad env or wrapper configs, a normalization wrapper
                 without statistics, or statistics missing in ``input_dir``.
         """
-        env = Factory(StructuredEnv).instantiate(self.env)
+        env = Factory(StructuredEnv, config_key="env").instantiate(self.env)
         env = WrapperFactory.wrap_from_config(env, self.wrappers)
         self._set_normalization_statistics(env)
         if self.max_episode_steps > 0:
@@ -121,7 +121,9 @@ class RolloutJob:
         """
         if self.input_dir is not None or not self.wrappers or self.normalization_statistics is not None:
             return self
-        env = WrapperFactory.wrap_from_config(Factory(StructuredEnv).instantiate(self.env), self.wrappers)
+        env = WrapperFactory.wrap_from_config(
+            Factory(StructuredEnv, config_key="env").instantiate(self.env), self.wrappers
+        )
         try:
             try:
                 wrapper = find_normalization_wrapper(env)

@@ -12,9 +12,10 @@ import importlib
 import inspect
 import os
 import pkgutil
+import re
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, Generic, Optional, TypeVar, Union
 
 from maze.env.errors import ConfigurationError
 from maze.env.utils.compat_aliases import translate_documented_path
@@ -133,6 +134,17 @@ def _suggest(name: str, candidates: Sequence[str]) -> str:
     return f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
 
 
+_UNEXPECTED_KEYWORD = re.compile(r"(\S+\(\))? ?got an unexpected keyword argument '([^']+)'")
+
+
+def _rejected_keyword(error: TypeError, arguments: Mapping[str, Any]) -> Optional[tuple[str, str]]:
+    """``(callee, key)`` when ``error`` rejects one of the config's ``arguments`` by name, else None."""
+    match = _UNEXPECTED_KEYWORD.search(str(error))
+    if match is None or match.group(2) not in arguments:
+        return None
+    return match.group(1) or "the callee", match.group(2)
+
+
 class Factory(Generic[T]):
     """Instantiates configs into objects of a given base type.
 
@@ -140,14 +152,22 @@ class Factory(Generic[T]):
     returns a GymMazeEnv; passing an object that already is a ``MazeEnv`` returns it
     unchanged; anything that does not produce a ``MazeEnv`` raises.
 
+    A keyword argument that the target passes on (``**kwargs``) and that a callee further down
+    rejects (gymnasium's ``TypeError: __init__() got an unexpected keyword argument 'x'``)
+    becomes a ``ConfigurationError`` naming the config key (``env.x``), not the whole value.
+
     Args:
         base_type: The type every instantiated object must have.
         search_modules: Modules whose public names may be used as short ``_target_`` s.
+        config_key: The config node the configs come from (e.g. ``'env'``), for messages.
     """
 
-    def __init__(self, base_type: type[T], search_modules: Sequence[str] = ()) -> None:
+    def __init__(
+        self, base_type: type[T], search_modules: Sequence[str] = (), config_key: Optional[str] = None
+    ) -> None:
         self.base_type = base_type
         self.search_modules = tuple(search_modules)
+        self.config_key = config_key
 
     def instantiate(self, config: ConfigType, **kwargs: Any) -> T:
         """Builds the object a config describes (or checks and returns an existing one).
@@ -195,7 +215,18 @@ class Factory(Generic[T]):
         if not callable(target):
             raise ConfigurationError(f"_target_ {name!r} is not a class or function but a {type(target).__name__}")
         self._check_arguments(target, arguments, name)
-        result = target(**arguments)
+        try:
+            result = target(**arguments)
+        except TypeError as error:
+            rejected = _rejected_keyword(error, arguments)
+            if rejected is None:
+                raise
+            callee, key = rejected
+            where = f"{self.config_key}.{key}" if self.config_key else key
+            raise ConfigurationError(
+                f"cannot build _target_ {name!r}: it passes the argument {key!r} on, and {callee} does not take it. "
+                f"Remove {where} from the config or check its spelling"
+            ) from None
         if not isinstance(result, self.base_type):
             raise ConfigurationError(
                 f"_target_ {name!r} produced a {type(result).__name__}, but a {self.base_type.__name__} is needed here"

@@ -51,7 +51,7 @@ class EnvFactory:
 
     def __call__(self) -> Any:
         """A new wrapped env."""
-        env = Factory(StructuredEnv).instantiate(self.env_config)
+        env = Factory(StructuredEnv, config_key="env").instantiate(self.env_config)
         env = WrapperFactory.wrap_from_config(env, self.wrappers_config)
         return LogStatsWrapper.wrap(env)
 
