@@ -93,3 +93,48 @@ def test_without_the_torch_extra_the_error_names_it(run_dir: Path, monkeypatch: 
 def test_importing_maze_deploy_does_not_import_torch() -> None:
     probe = "import sys, maze.deploy; assert 'torch' not in sys.modules, sorted(sys.modules)"
     subprocess.run([sys.executable, "-c", probe], check=True)
+
+
+def _billion_laughs(levels: int) -> str:
+    lines = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join([*lines, f"env: {{_target_: maze.env.GymMazeEnv, env: CartPole-v1, lol: *l{levels - 1}}}", ""])
+
+
+def _doubling_chain(levels: int) -> str:
+    lines = ["a: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "b0: '${a}${a}'"]
+    lines += [f"b{i}: '${{b{i - 1}}}${{b{i - 1}}}'" for i in range(1, levels)]
+    return "\n".join([*lines, f"env: {{_target_: maze.env.GymMazeEnv, env: '${{b{levels - 1}}}'}}", ""])
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (_billion_laughs(5), "uses the YAML anchor &l0"),
+        (_billion_laughs(9), "uses the YAML anchor &l0"),
+        (_doubling_chain(24), "through its interpolations beyond"),
+        (_doubling_chain(100), "chains more than 32 interpolations"),
+        ("env: " + "[" * 900 + "]" * 900, "more than 64 levels deep"),
+        ("env: {_target_: maze.env.GymMazeEnv, env: '${oc.env:HOME}'}", r"resolver \$\{oc.env:...\}"),
+    ],
+    ids=["laughs-5", "laughs-9", "doubling", "doubling-long", "deep", "resolver"],
+)
+def test_a_hostile_hydra_config_is_refused_quickly_naming_the_file(run_dir: Path, text: str, problem: str) -> None:
+    """Before: 5 alias levels took 25.6 s, 9 levels and the doubling chain did not finish (here: TimeoutError)."""
+    from maze.env.utils.timeout import Timeout
+    from maze.env.utils.untrusted_files import UntrustedFileError
+
+    config = run_dir / ".hydra" / "config.yaml"
+    config.write_text(text)
+    assert config.stat().st_size < 3500
+    with Timeout(10), pytest.raises(UntrustedFileError, match=problem) as error:
+        AgentDeployment.from_run_dir(run_dir)
+    assert repr(str(config)) in str(error.value) and "\n" not in str(error.value)
+
+
+def test_an_unknown_env_argument_of_the_run_is_a_configuration_error_naming_the_key(run_dir: Path) -> None:
+    config = run_dir / ".hydra" / "config.yaml"
+    config.write_text(yaml.safe_dump({"env": {**ENV_CONFIG, "bogus": "y" * 300}, "wrappers": TRAINING_WRAPPERS}))
+    with pytest.raises(ConfigurationError, match=r"does not take it\. Remove env\.bogus from the config") as error:
+        AgentDeployment.from_run_dir(run_dir)
+    assert "yyyyy" not in str(error.value)

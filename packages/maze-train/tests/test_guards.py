@@ -157,3 +157,14 @@ def test_training_state_file_errors_name_the_file(tmp_path: Path) -> None:
         TrainingState.load(path)
     TrainingState(best_reward=float("-inf")).save(path)
     assert TrainingState.load(path).best_reward == float("-inf")
+
+
+def test_a_training_state_with_yaml_aliases_is_refused_naming_the_file(tmp_path: Path) -> None:
+    from maze.env.utils.untrusted_files import UntrustedFileError
+
+    path = tmp_path / "training_state.yaml"
+    laughs = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    laughs += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    path.write_text("\n".join([*laughs, "epochs: 1", "state_dicts: *l8", ""]))
+    with pytest.raises(UntrustedFileError, match="training_state.yaml' uses the YAML anchor &l0"):
+        TrainingState.load(path)

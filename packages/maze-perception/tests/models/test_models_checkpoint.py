@@ -231,3 +231,17 @@ def test_a_failed_write_keeps_the_previous_checkpoint(tmp_path: Path, monkeypatc
     monkeypatch.undo()
     assert torch.equal(load_state_dict_file(path)["policy_0"]["w"], torch.ones(2))
     assert os.listdir(tmp_path) == ["state_dict.pt"]
+
+
+def test_a_model_config_with_yaml_aliases_is_refused_naming_the_file(tmp_path: Path) -> None:
+    """A run directory's ``model_config.yaml`` may come from anyone: anchors and aliases (billion laughs) are refused."""
+    from maze.env.utils.timeout import Timeout
+    from maze.env.utils.untrusted_files import UntrustedFileError
+
+    trained_run(tmp_path)
+    laughs = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    laughs += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    path = tmp_path / "model_config.yaml"
+    path.write_text("\n".join([*laughs, yaml.safe_dump(MODEL).replace("[]", "*l8")]))
+    with Timeout(10), pytest.raises(UntrustedFileError, match="model_config.yaml' uses the YAML anchor &l0"):
+        SerializedTorchPolicy(None, tmp_path / "state_dict.pt", tmp_path / "spaces_config.yaml", model_config_file=path)

@@ -21,6 +21,7 @@ from maze.env.agent.policy import Policy
 from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.spaces_config import SpacesConfig
+from maze.env.utils.untrusted_files import load_untrusted_json
 
 __all__ = ["METADATA_FILE", "OnnxPolicy", "read_metadata"]
 
@@ -41,7 +42,7 @@ def read_metadata(model_dir: Union[str, os.PathLike]) -> dict[str, Any]:
             "python -m maze.perception.export <run dir> (writes <run dir>/onnx)"
         )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_untrusted_json(path)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ConfigurationError(f"{str(path)!r} is not valid JSON ({error}); export the policy again") from None
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:

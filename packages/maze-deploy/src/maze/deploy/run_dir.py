@@ -96,8 +96,7 @@ class TrainingRunDir:
             ConfigurationError: The run has no Hydra config, or it has no resolvable ``env``.
         """
         import yaml  # omegaconf's own dependency
-        from omegaconf import OmegaConf
-        from omegaconf.errors import OmegaConfBaseException
+        from maze.env.utils.untrusted_files import UntrustedFileError, load_untrusted_config
 
         path = self.directory / _HYDRA_CONFIG
         if not path.is_file():
@@ -106,15 +105,17 @@ class TrainingRunDir:
                 "from; pass env= (and wrappers=) as they were in training"
             )
         try:
-            config = OmegaConf.load(path)
-            env = OmegaConf.to_container(config.env, resolve=True)
-            wrappers = OmegaConf.to_container(config.wrappers, resolve=True) if "wrappers" in config else None
-        except (OmegaConfBaseException, yaml.YAMLError, UnicodeDecodeError) as error:
+            config = load_untrusted_config(path, ("env", "wrappers"))
+            if "env" not in config:
+                raise ConfigurationError(f"{str(path)!r} has no env")
+        except UntrustedFileError:
+            raise
+        except (ConfigurationError, yaml.YAMLError, UnicodeDecodeError) as error:
             raise ConfigurationError(
                 f"cannot read env and wrappers from {str(path)!r} ({type(error).__name__}: {error}); pass env= "
                 "(and wrappers=) as they were in training"
             ) from None
-        return env, wrappers
+        return config["env"], config.get("wrappers")
 
     def check_spaces(self, policy: Any, env: Any) -> None:
         """Checks that the deployment's stack has the spaces the policy was trained on.

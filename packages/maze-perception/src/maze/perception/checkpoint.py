@@ -18,6 +18,7 @@ from maze.env.core.actor import StepKeyType
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import ConfigType, to_plain_config
 from maze.env.utils.trust import modules_named_in, trusted_targets_only
+from maze.env.utils.untrusted_files import load_untrusted_yaml
 from maze.perception.agent.torch_model import TorchModel
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.perception.models.base_model_composer import build_model_composer
@@ -160,7 +161,7 @@ def _model_config(model: Optional[ConfigType], model_config_file: Optional[Union
     """The stored model config when ``model_config_file`` exists, else ``model``."""
     if model_config_file is not None and Path(model_config_file).is_file():
         try:
-            stored = yaml.safe_load(Path(model_config_file).read_text(encoding="utf-8"))
+            stored = load_untrusted_yaml(model_config_file)
         except (yaml.YAMLError, UnicodeDecodeError) as error:
             raise ConfigurationError(
                 f"model_config_file {str(model_config_file)!r} is not valid YAML ({type(error).__name__}); restore "

@@ -19,6 +19,7 @@ from maze.distributions import DistributionMapper
 from maze.env.errors import ConfigurationError
 from maze.env.utils.files import default_file_mode
 from maze.env.utils.spaces_config import SpacesConfig
+from maze.env.utils.untrusted_files import UntrustedFileError, load_untrusted_config
 from maze.env.wrappers.normalization import load_normalization_statistics
 from maze.perception.agent.torch_model import network_name
 from maze.perception.agent.torch_policy import TorchPolicy
@@ -209,21 +210,20 @@ def _verify(module: HeadsOnly, sample: Mapping[str, torch.Tensor], path: Path, n
 
 def _env_and_wrappers(run: Path) -> tuple[Any, Any]:
     """The run's resolved ``env`` and ``wrappers`` configs (None each when the run has no Hydra config)."""
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
+    import yaml
 
     path = run / _HYDRA_CONFIG
     if not path.is_file():
         return None, None
-    config = OmegaConf.load(path)
     try:
-        env = OmegaConf.to_container(config.env, resolve=True) if "env" in config else None
-        wrappers = OmegaConf.to_container(config.wrappers, resolve=True) if "wrappers" in config else None
-    except OmegaConfBaseException as error:
+        config = load_untrusted_config(path, ("env", "wrappers"))
+    except UntrustedFileError:
+        raise
+    except (ConfigurationError, yaml.YAMLError, UnicodeDecodeError) as error:
         raise ConfigurationError(
             f"cannot resolve env and wrappers of {str(path)!r} ({type(error).__name__}: {error})"
         ) from None
-    return env, wrappers
+    return config.get("env"), config.get("wrappers")
 
 
 def _replace(staging: Path, directory: Path) -> None:

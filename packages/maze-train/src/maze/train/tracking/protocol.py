@@ -42,9 +42,15 @@ def write_tracked_run_id(run_dir: Union[str, Path], backend: str, run_id: str, *
 
 
 def read_tracked_run_id(run_dir: Union[str, Path], backend: str) -> Optional[str]:
-    """The id of the run ``backend`` tracked for ``run_dir`` (None: not tracked by it, or unreadable)."""
+    """The id of the run ``backend`` tracked for ``run_dir`` (None: not tracked by it, or unreadable).
+
+    The run directory may come from elsewhere (``input_dir``): the file is read under the bounds
+    of :mod:`maze.env.utils.untrusted_files`; one over them counts as unreadable.
+    """
+    from maze.env.utils.untrusted_files import load_untrusted_json  # the tracking process imports little
+
     path = tracked_run_file(run_dir, backend)
     try:
-        return str(json.loads(path.read_text(encoding="utf-8"))["run_id"])
+        return str(load_untrusted_json(path)["run_id"])
     except (OSError, ValueError, KeyError, TypeError):
         return None

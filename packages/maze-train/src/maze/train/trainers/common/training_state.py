@@ -31,6 +31,7 @@ from typing import Any, Optional, Union
 import yaml
 from maze.env.errors import ConfigurationError
 from maze.env.utils.files import atomic_write_bytes
+from maze.env.utils.untrusted_files import UntrustedFileError, load_untrusted_yaml
 from maze.perception.agent.torch_model import TorchModel
 from maze.perception.serialization import check_tensors_only, load_state_dict_file, save_state_dict
 from maze.train.trainers.common.budget import RunBudget
@@ -110,7 +111,7 @@ class TrainingState:
             ConfigurationError: The file is no valid YAML mapping of the expected keys.
         """
         try:
-            values = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            values = load_untrusted_yaml(path) or {}
             return cls(
                 epochs=int(values.get("epochs", 0)),
                 env_steps=int(values.get("env_steps", 0)),
@@ -119,7 +120,9 @@ class TrainingState:
                 state_dicts=list(values.get("state_dicts", [])),
                 last_weights=_file_name(values.get("last_weights")),
             )
-        except (yaml.YAMLError, AttributeError, TypeError, ValueError) as error:
+        except UntrustedFileError:
+            raise
+        except (yaml.YAMLError, UnicodeDecodeError, AttributeError, TypeError, ValueError) as error:
             raise ConfigurationError(
                 f"{str(path)!r} is not a valid training state ({type(error).__name__}: {error}); delete it to "
                 "warm-start from the model only"
