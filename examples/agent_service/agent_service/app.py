@@ -9,22 +9,26 @@ Routes (JSON in and out; every refusal is ``{"error": ..., "field": ...}`` with 
   "truncated": false}`` -> the episode's summary (steps, return, outcome)
 * ``GET /health``: status, the policy, the spaces a request must fit; ``GET /metrics``: counters, latencies
 
-Handlers are coroutines that call the deployments directly on the event loop: an act of a
-small policy takes tens of microseconds, less than handing it to a thread would, and one
-episode's requests never run at the same time.
+The event loop only routes: a request's body is read under the limits of
+:mod:`agent_service.guard`, then parsed, checked against the spaces and handed to its
+episode's deployment in one of a few worker threads, so a large body or a slow policy
+never holds up the other clients' requests. The episodes' bookkeeping (open, end, limits)
+stays on the event loop, where no two requests change it at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import hashlib
 import time
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Any, Optional, TypeVar
 
-from fastapi import Body, FastAPI
+from fastapi import FastAPI, Request
 from gymnasium import spaces
 from maze.deploy import AgentDeployment
 from maze.deploy.errors import (
@@ -37,59 +41,18 @@ from maze.deploy.errors import (
 )
 from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.core_env import GymCoreEnv
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from .episodes import Episode, Episodes
 from .errors import ServiceError, install_error_handlers
+from .guard import InFlight, RequestGuard, client_of
 from .metrics import Metrics, MetricsMiddleware
-from .spaces_json import FieldError, JsonSpace, to_json
+from .schema import ActRequest, CloseRequest, StartRequest, parse_body
+from .settings import ServiceSettings
+from .spaces_json import FieldError, JsonSpace, json_values, to_json
 
 __all__ = ["ServiceSettings", "create_app"]
 
-FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
-
-
-@dataclass(frozen=True)
-class ServiceSettings:
-    """What the service serves and how.
-
-    Attributes:
-        model_dir: The ONNX export (``<run dir>/onnx``) or the run directory holding it.
-        idle_timeout_s: An open episode without a request for this long expires.
-        max_open_episodes: At most this many episodes are open at a time (more: 503).
-        deterministic: Take the most likely action; False samples (seeded by the episode's seed).
-        episode_log: Where ended episodes are appended as JSON lines (None: nowhere).
-    """
-
-    model_dir: Path
-    idle_timeout_s: float = 300.0
-    max_open_episodes: int = 10_000
-    deterministic: bool = True
-    episode_log: Optional[Path] = None
-
-
-class StartRequest(BaseModel):
-    """``POST /episodes``: the seed of the policy's sampling and of the stack's reset (None: unseeded)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    seed: Optional[Annotated[int, Field(ge=0)]] = None
-
-
-class ActRequest(BaseModel):
-    """``POST /episodes/{id}/act``: the env's current state and the reward of the step that led to it."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    observation: JsonValue
-    reward: FiniteFloat = 0.0
-    info: dict[str, JsonValue] = Field(default_factory=dict)
-
-
-class CloseRequest(ActRequest):
-    """``POST /episodes/{id}/close``: the final state; neither flag set means the caller cut the episode short."""
-
-    terminated: bool = False
-    truncated: bool = False
-
+Result = TypeVar("Result")
 
 _KEEPS_EPISODE = (InvalidRewardError, DeploymentOrderError, ConcurrentUseError)
 """Deployment errors raised before anything changed: the episode goes on."""
@@ -115,18 +78,27 @@ class AgentService:
                 f"(GymMazeEnv); the export's env is {type(core).__name__}: give it its own request schema"
             )
         self.env_name = core.env.spec.id if core.env.spec is not None else type(core.env).__name__
+        self.model_id = model_id(settings.model_dir)
         self.observation_space: spaces.Space = core.env.observation_space
         self.action_space: spaces.Space = core.env.action_space
         self.state = JsonSpace(self.observation_space)
+        self.max_values = 2 * json_values(self.observation_space) + settings.max_info_values + 64
+        """The most JSON values an act or close body may hold (a state, an info, the other fields)."""
         self.metrics = Metrics()
+        self.in_flight = InFlight(settings.max_client_requests, settings.max_requests)
         self.episodes = Episodes(
-            self._deployment, settings.idle_timeout_s, settings.max_open_episodes, settings.episode_log
+            settings.idle_timeout_s, settings.max_open_episodes, settings.max_client_episodes, settings.episode_log
         )
+        self.workers = ThreadPoolExecutor(settings.worker_threads, thread_name_prefix="agent-service-worker")
 
     def _deployment(self) -> AgentDeployment:
         return AgentDeployment.from_run_dir(
             self.settings.model_dir, backend="onnx", deterministic=self.settings.deterministic
         )
+
+    async def in_worker(self, function: Callable[..., Result], *args: Any) -> Result:
+        """``function(*args)`` in one of the worker threads; the event loop serves other requests meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(self.workers, functools.partial(function, *args))
 
     def decode_state(self, observation: Any) -> Any:
         """The state of a request (the gymnasium observation).
@@ -138,6 +110,44 @@ class AgentService:
             return self.state.decode(observation, "observation")
         except FieldError as error:
             raise ServiceError(422, str(error), error.field) from None
+
+    def new_deployment(self, body: bytes) -> tuple[AgentDeployment, Optional[int]]:
+        """(Worker.) The deployment of a new episode, reset with the seed of the start request ``body``, and the seed.
+
+        Raises:
+            ServiceError: 400/422 for a bad body.
+        """
+        request = parse_body(StartRequest, body, max_values=64, optional=True)
+        seed = None if request is None else request.seed
+        deployment = self._deployment()
+        deployment.reset(seed=seed)
+        return deployment, seed
+
+    def act(self, episode: Episode, body: bytes) -> tuple[Any, float]:
+        """(Worker.) The action (as JSON) of ``episode``'s deployment for the act request ``body``, and its reward.
+
+        Raises:
+            ServiceError: 400/422 for a bad body or a state outside the observation space.
+            DeploymentError: The deployment refused or failed (see :meth:`failed`).
+        """
+        request = parse_body(ActRequest, body, self.max_values)
+        state = self.decode_state(request.observation)
+        action = episode.deployment.act(state, request.reward, False, request.info)
+        return to_json(action), request.reward
+
+    def close(self, episode: Episode, body: bytes) -> float:
+        """(Worker.) Passes the final state of the close request ``body`` to ``episode``'s deployment; its reward.
+
+        Raises:
+            ServiceError: 400/422 for a bad body or a state outside the observation space.
+            DeploymentError: The deployment refused or failed (see :meth:`failed`).
+        """
+        request = parse_body(CloseRequest, body, self.max_values)
+        state = self.decode_state(request.observation)
+        episode.deployment.close(
+            state, request.reward, info=request.info, terminated=request.terminated, truncated=request.truncated
+        )
+        return request.reward
 
     def failed(self, episode: Episode, error: DeploymentError) -> ServiceError:
         """The response to a deployment error; ends the episode unless the deployment is unchanged."""
@@ -155,16 +165,17 @@ class AgentService:
         return ServiceError(status, f"episode {episode.episode_id!r} failed and has ended: {error}", field)
 
     def health(self) -> dict[str, Any]:
-        """What serves here and what a request must fit."""
+        """What serves here and what a request must fit (no file system paths)."""
         return {
             "status": "ok",
-            "model_dir": str(self.settings.model_dir),
+            "model": self.model_id,
             "env": self.env_name,
             "observation_space": str(self.observation_space),
             "action_space": str(self.action_space),
             "deterministic": self.settings.deterministic,
             "idle_timeout_s": self.settings.idle_timeout_s,
             "open_episodes": len(self.episodes),
+            "authentication": "bearer" if self.settings.token else "none",
         }
 
     async def expire_idle_episodes(self) -> None:
@@ -173,6 +184,19 @@ class AgentService:
         while True:
             await asyncio.sleep(interval)
             self.episodes.expire_idle()
+
+
+def model_id(model_dir: Path) -> str:
+    """Which model serves, without where it lies: a short hash of the export's metadata and ONNX files."""
+    export = model_dir / "onnx" if (model_dir / "onnx").is_dir() else model_dir
+    digest = hashlib.sha256()
+    for path in sorted(export.iterdir()):
+        if path.is_file() and (path.name == "metadata.json" or ".onnx" in path.name):
+            digest.update(path.name.encode())
+            with open(path, "rb") as file:
+                for block in iter(functools.partial(file.read, 1 << 20), b""):
+                    digest.update(block)
+    return f"sha256:{digest.hexdigest()[:16]}"
 
 
 def create_app(settings: ServiceSettings) -> FastAPI:
@@ -188,11 +212,13 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         sweeper = asyncio.create_task(service.expire_idle_episodes())
         yield
         sweeper.cancel()
+        service.workers.shutdown(wait=False, cancel_futures=True)
         service.episodes.close()
 
     app = FastAPI(title="maze agent service", lifespan=lifespan)
     app.state.service = service
-    app.add_middleware(MetricsMiddleware, metrics=service.metrics)
+    app.add_middleware(RequestGuard, settings=settings, in_flight=service.in_flight)
+    app.add_middleware(MetricsMiddleware, metrics=service.metrics)  # outermost: counts the guard's refusals too
     install_error_handlers(app)
 
     @app.get("/health")
@@ -203,41 +229,45 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     async def metrics() -> dict[str, Any]:
         return {
             **service.metrics.snapshot(),
+            "requests_in_progress": service.in_flight.count,
             "open_episodes": len(service.episodes),
             "episodes": dict(service.episodes.counts),
         }
 
     @app.post("/episodes", status_code=201)
-    async def start(request: Annotated[Optional[StartRequest], Body()] = None) -> dict[str, Any]:
-        episode = service.episodes.start(None if request is None else request.seed)
+    async def start(request: Request) -> dict[str, Any]:
+        client = client_of(request.scope)
+        service.episodes.reserve(client)  # before any await: the limits hold however many opens arrive at once
+        try:
+            deployment, seed = await service.in_worker(service.new_deployment, await request.body())
+        except BaseException:
+            service.episodes.release(client)
+            raise
+        episode = service.episodes.open(client, deployment, seed)
         return {"episode_id": episode.episode_id, "idle_timeout_s": settings.idle_timeout_s}
 
     @app.post("/episodes/{episode_id}/act")
-    async def act(episode_id: str, request: ActRequest) -> dict[str, Any]:
+    async def act(episode_id: str, request: Request) -> dict[str, Any]:
         started = time.perf_counter()
         episode = service.episodes.get(episode_id)
-        state = service.decode_state(request.observation)
         try:
-            action = episode.deployment.act(state, request.reward, False, request.info)
+            action, reward = await service.in_worker(service.act, episode, await request.body())
         except DeploymentError as error:
             raise service.failed(episode, error) from error
-        episode.record(request.reward)
+        episode.record(reward)
         episode.steps += 1
-        reply = {"action": to_json(action), "step": episode.steps}
+        reply = {"action": action, "step": episode.steps}
         service.metrics.record_act(time.perf_counter() - started)
         return reply
 
     @app.post("/episodes/{episode_id}/close")
-    async def close(episode_id: str, request: CloseRequest) -> dict[str, Any]:
+    async def close(episode_id: str, request: Request) -> dict[str, Any]:
         episode = service.episodes.get(episode_id)
-        state = service.decode_state(request.observation)
         try:
-            episode.deployment.close(
-                state, request.reward, info=request.info, terminated=request.terminated, truncated=request.truncated
-            )
+            reward = await service.in_worker(service.close, episode, await request.body())
         except DeploymentError as error:
             raise service.failed(episode, error) from error
-        episode.record(request.reward)
+        episode.record(reward)
         return service.episodes.end(episode, "closed")
 
     return app

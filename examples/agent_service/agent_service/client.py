@@ -8,6 +8,7 @@ sends each state to ``act``, executes the returned action and ends the episode w
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -50,13 +51,17 @@ class ServiceClient:
 
     Args:
         url: The service's base URL.
-        max_in_flight: Requests (and connections) at a time.
+        max_in_flight: Requests (and connections) at a time (the service answers a client's requests beyond
+            its ``--max-client-requests`` with 429).
         timeout: Seconds per request.
+        token: The service's bearer token, sent with every request (None: ``MAZE_SERVICE_TOKEN``, if set).
     """
 
-    def __init__(self, url: str, max_in_flight: int = 32, timeout: float = 120.0) -> None:
+    def __init__(self, url: str, max_in_flight: int = 32, timeout: float = 120.0, token: Optional[str] = None) -> None:
         limits = httpx.Limits(max_connections=max_in_flight, max_keepalive_connections=max_in_flight)
-        self.http = httpx.AsyncClient(base_url=url, limits=limits, timeout=timeout)
+        token = token or os.environ.get("MAZE_SERVICE_TOKEN")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.AsyncClient(base_url=url, limits=limits, timeout=timeout, headers=headers)
         self._slots = asyncio.Semaphore(max_in_flight)
 
     async def __aenter__(self) -> ServiceClient:

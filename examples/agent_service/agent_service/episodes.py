@@ -1,9 +1,14 @@
-"""The open episodes of the service: one AgentDeployment each, idle expiry, and the log of ended episodes.
+"""The open episodes of the service: one AgentDeployment each, open-episode limits, idle expiry, the episode log.
 
 Open episodes live in this process only: a restart loses them (their ids then answer 404).
 Each ended episode (closed, expired or failed) is appended to the episode log, if one is
 configured, as one JSON line that is flushed before the request is answered — so a killed
 process loses no ended episode.
+
+Opening an episode takes two steps, so that building its deployment can run off the event
+loop while the limits still hold however many opens arrive at once: :meth:`Episodes.reserve`
+takes a place (or refuses), :meth:`Episodes.open` fills it with the built deployment, and
+:meth:`Episodes.release` gives it back when building failed.
 """
 
 from __future__ import annotations
@@ -12,7 +17,6 @@ import json
 import time
 import uuid
 from collections import Counter, OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -34,6 +38,7 @@ class Episode:
     episode_id: str
     deployment: AgentDeployment
     seed: Optional[int]
+    client: str = "unknown"
     started_at: float = field(default_factory=time.time)
     last_used: float = field(default_factory=time.monotonic)
     steps: int = 0
@@ -58,48 +63,61 @@ class Episode:
 
 
 class Episodes:
-    """The open episodes, by id.
+    """The open episodes, by id, and the places each client holds (open episodes and reserved ones).
 
     Args:
-        make_deployment: Builds a fresh deployment for a new episode.
         idle_timeout_s: An episode without a request for this long expires.
-        max_open: At most this many episodes are open at a time.
+        max_open: At most this many episodes are open (or reserved) at a time, of all clients.
+        max_per_client: At most this many of one client.
         log_path: Where ended episodes are appended as JSON lines (None: nowhere).
     """
 
     def __init__(
         self,
-        make_deployment: Callable[[], AgentDeployment],
         idle_timeout_s: float,
         max_open: int,
+        max_per_client: int,
         log_path: Optional[Path] = None,
     ) -> None:
-        self.make_deployment = make_deployment
         self.idle_timeout_s = idle_timeout_s
         self.max_open = max_open
+        self.max_per_client = max_per_client
         self.counts: Counter[str] = Counter()
         self._open: dict[str, Episode] = {}
+        self._held: Counter[str] = Counter()
+        self._held_total = 0
         self._ended: OrderedDict[str, str] = OrderedDict()
         self._log = None if log_path is None else open(log_path, "a", encoding="utf-8")  # noqa: SIM115 (closed in close())
 
     def __len__(self) -> int:
         return len(self._open)
 
-    def start(self, seed: Optional[int]) -> Episode:
-        """Opens an episode with a fresh deployment, seeded with ``seed``.
+    def reserve(self, client: str) -> None:
+        """Takes a place for a new episode of ``client`` (fill it with :meth:`open` or give it back with :meth:`release`).
 
         Raises:
-            ServiceError: 503 when ``max_open`` episodes are open.
+            ServiceError: 429 when the client holds ``max_per_client`` places, 503 when all hold ``max_open``.
         """
-        if len(self._open) >= self.max_open:
+        wait = f"close episodes or wait for idle ones to expire ({self.idle_timeout_s:g} s)"
+        if self._held[client] >= self.max_per_client:
             raise ServiceError(
-                503,
-                f"{self.max_open} episodes are open, the most this service keeps; close episodes or wait for idle "
-                f"ones to expire ({self.idle_timeout_s:g} s)",
+                429, f"{self.max_per_client} episodes of this client are open, the most one client may have; {wait}"
             )
-        deployment = self.make_deployment()
-        deployment.reset(seed=seed)
-        episode = Episode(uuid.uuid4().hex, deployment, seed)
+        if self._held_total >= self.max_open:
+            raise ServiceError(503, f"{self.max_open} episodes are open, the most this service keeps; {wait}")
+        self._held[client] += 1
+        self._held_total += 1
+
+    def release(self, client: str) -> None:
+        """Gives back a place :meth:`reserve` took for ``client`` (or that an ended episode held)."""
+        self._held[client] -= 1
+        self._held_total -= 1
+        if not self._held[client]:
+            del self._held[client]
+
+    def open(self, client: str, deployment: AgentDeployment, seed: Optional[int]) -> Episode:
+        """Opens an episode of ``client`` in the place it reserved, with ``deployment`` (already reset with ``seed``)."""
+        episode = Episode(uuid.uuid4().hex, deployment, seed, client)
         self._open[episode.episode_id] = episode
         self.counts["started"] += 1
         return episode
@@ -121,8 +139,13 @@ class Episodes:
         return episode
 
     def end(self, episode: Episode, outcome: str) -> dict[str, Any]:
-        """Removes the episode, logs it with ``outcome`` (closed, expired, failed) and returns its summary."""
-        del self._open[episode.episode_id]
+        """Removes the episode, logs it with ``outcome`` (closed, expired, failed) and returns its summary.
+
+        An episode that has ended already (expired while its last request was in a worker) keeps its first outcome.
+        """
+        if self._open.pop(episode.episode_id, None) is None:
+            return episode.summary(self._ended.get(episode.episode_id, outcome))
+        self.release(episode.client)
         self._ended[episode.episode_id] = outcome
         if len(self._ended) > _ENDED_MEMORY:
             self._ended.popitem(last=False)

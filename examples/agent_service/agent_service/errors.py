@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-__all__ = ["ServiceError", "error_response", "install_error_handlers"]
+__all__ = ["ServiceError", "error_response", "install_error_handlers", "validation_error"]
 
 LOGGER = logging.getLogger("agent_service")
 
@@ -51,8 +51,9 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(error.status, error.message, error.field)
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, error: RequestValidationError) -> JSONResponse:
-        return _validation_response(error.errors())
+    async def request_validation_error(request: Request, error: RequestValidationError) -> JSONResponse:
+        refusal = validation_error(error.errors())
+        return error_response(refusal.status, refusal.message, refusal.field)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> JSONResponse:
@@ -64,13 +65,19 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(500, f"internal error ({type(error).__name__}: {error}); the service goes on")
 
 
-def _validation_response(errors: Sequence[dict[str, Any]]) -> JSONResponse:
-    """One response for FastAPI's validation errors: the first one, naming its field."""
+def validation_error(errors: Sequence[dict[str, Any]]) -> ServiceError:
+    """The refusal of a body that pydantic (or FastAPI) found wrong: the first error, naming its field.
+
+    A body that is no JSON is a 400 (field ``body``); anything else a 422 naming the field.
+    """
     first = errors[0]
     if first["type"] == "json_invalid":
         reason = first.get("ctx", {}).get("error", "")
-        return error_response(400, f"the request body is not valid JSON ({reason})", "body")
+        return ServiceError(400, f"the request body is not valid JSON ({reason})", "body")
     location = [str(part) for part in first["loc"] if part not in ("body", "path", "query")]
     field = ".".join(location) or "body"
+    message = first["msg"]
+    if not location and first["type"] == "model_type":  # pydantic says "Input should be an object"
+        message = "must be a JSON object of the route's fields"
     more = f" ({len(errors) - 1} more problem(s) after this one)" if len(errors) > 1 else ""
-    return error_response(422, f"{field}: {first['msg']}{more}", field)
+    return ServiceError(422, f"{field}: {message}{more}", field)

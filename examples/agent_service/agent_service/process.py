@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Optional
 
@@ -35,6 +36,7 @@ class ServiceProcess:
         port: The port (None: a free one); restarts reuse it.
         log_path: Where the child's output goes (None: discarded).
         python: The interpreter that runs the service.
+        env: Environment variables of the child on top of this process's (e.g. ``MAZE_SERVICE_TOKEN``).
     """
 
     def __init__(
@@ -44,11 +46,13 @@ class ServiceProcess:
         port: Optional[int] = None,
         log_path: Optional[Path] = None,
         python: str = sys.executable,
+        env: Optional[Mapping[str, str]] = None,
     ) -> None:
         self.port = free_port() if port is None else port
         self.url = f"http://127.0.0.1:{self.port}"
         self.command = [python, "-m", "agent_service", str(model_dir), "--port", str(self.port), *args]
         self.log_path = log_path
+        self.env = dict(env or {})
         self.process: Optional[subprocess.Popen] = None
         self._log: Optional[IO[bytes]] = None
 
@@ -61,6 +65,7 @@ class ServiceProcess:
         started = time.perf_counter()
         env = {
             **os.environ,
+            **self.env,
             "PYTHONPATH": os.pathsep.join(filter(None, (str(EXAMPLE_DIR), os.environ.get("PYTHONPATH")))),
         }
         self._log = open(self.log_path, "ab") if self.log_path else None  # noqa: SIM115 (closed in stop())

@@ -5,6 +5,9 @@ the space's element (numpy arrays and integers of the space's dtype) and refuses
 else with a :class:`FieldError`: the field path (``observation``, ``observation.position``,
 ``observation[1]``) and what is wrong — wrong type, wrong shape, not a number, non-finite,
 outside the bounds. ``encode`` turns an action (numpy values, dicts, tuples) into plain JSON.
+
+Decoding costs at most a few times the space's size, whatever the value: nested lists far
+larger than the space are refused before numpy looks at them.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from maze.deploy.observation_check import space_check
 
-__all__ = ["FieldError", "JsonSpace", "to_json"]
+__all__ = ["FieldError", "JsonSpace", "json_values", "to_json"]
 
 Decoder = Callable[[Any, str], Any]
 """``(json value, field path) -> space element``; raises :class:`FieldError`."""
@@ -69,6 +72,17 @@ def to_json(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [to_json(item) for item in value]
     return value
+
+
+def json_values(space: spaces.Space) -> int:
+    """How many JSON values (lists, numbers, object keys) an element of ``space`` takes."""
+    if isinstance(space, spaces.Dict):
+        return 1 + sum(1 + json_values(sub_space) for sub_space in space.spaces.values())
+    if isinstance(space, spaces.Tuple):
+        return 1 + sum(json_values(sub_space) for sub_space in space.spaces)
+    if isinstance(space, spaces.Discrete):
+        return 1
+    return _nodes(space.shape)
 
 
 def _decoder(space: spaces.Space) -> Decoder:
@@ -135,7 +149,11 @@ def _array_decoder(space: spaces.Box | spaces.MultiDiscrete | spaces.MultiBinary
     integral = np.issubdtype(space.dtype, np.integer)
     kinds = "iu" if integral else "iuf"
 
+    budget = 4 * _nodes(space.shape) + 64
+
     def decode(value: Any, field: str) -> np.ndarray:
+        if _more_nodes_than(value, budget):
+            raise FieldError(field, f"holds more than {budget} lists and numbers, but {space} has shape {space.shape}")
         try:
             array = np.asarray(value)
         except ValueError:  # a ragged nesting of lists
@@ -155,6 +173,28 @@ def _array_decoder(space: spaces.Box | spaces.MultiDiscrete | spaces.MultiBinary
         return array
 
     return decode
+
+
+def _nodes(shape: tuple[int, ...]) -> int:
+    """The lists and numbers of a value of ``shape`` written as nested lists."""
+    nodes, width = 1, 1
+    for size in shape:
+        width *= size
+        nodes += width
+    return nodes
+
+
+def _more_nodes_than(value: Any, budget: int) -> bool:
+    """True when ``value`` (nested lists) holds more than ``budget`` lists and numbers; stops counting there."""
+    pending, seen = [value], 0
+    while pending:
+        item = pending.pop()
+        seen += 1
+        if isinstance(item, list):
+            if seen + len(item) > budget:
+                return True
+            pending.extend(item)
+    return seen > budget
 
 
 def _kind(value: Any) -> str:
