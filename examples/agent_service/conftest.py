@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -30,9 +31,11 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return train_and_export(tmp_path_factory.mktemp("tiny_run") / "run")
 
 
-def serve(model_dir: Path, directory: Path, *args: str) -> Iterator[ServiceProcess]:
-    """The service on a free loopback port with ``args``; stopped afterwards (its output in ``directory``)."""
-    service = ServiceProcess(model_dir, *args, log_path=directory / "service.log")
+def serve(
+    model_dir: Path, directory: Path, *args: str, env: Optional[Mapping[str, str]] = None
+) -> Iterator[ServiceProcess]:
+    """The service on a free loopback port with ``args`` (and ``env``); stopped afterwards (its output in ``directory``)."""
+    service = ServiceProcess(model_dir, *args, log_path=directory / "service.log", env=env)
     service.start()
     try:
         yield service

@@ -106,7 +106,7 @@ def episode(service: ServiceProcess) -> str:
 BAD_REQUESTS: list[tuple[str, str, str, Any, int, Optional[str], str]] = [
     # (case, method, route, body (bytes: sent raw), status, field named, text in the message)
     ("malformed JSON", "POST", "act", b'{"observation": [0.0, 0.1', 400, "body", "not valid JSON"),
-    ("body not an object", "POST", "act", [1, 2, 3], 422, "body", "dictionary"),
+    ("body not an object", "POST", "act", [1, 2, 3], 422, "body", "JSON object"),
     ("no observation", "POST", "act", {"reward": 1.0}, 422, "observation", "required"),
     ("unknown field", "POST", "act", {"observation": OK_STATE, "rewrd": 1.0}, 422, "rewrd", "not permitted"),
     ("too few numbers", "POST", "act", {"observation": [0.0, 0.0, 0.0]}, 422, "observation", "shape (3,)"),
@@ -121,7 +121,7 @@ BAD_REQUESTS: list[tuple[str, str, str, Any, int, Optional[str], str]] = [
     ("infinite reward", "POST", "act", b'{"observation": [0, 0, 0, 0], "reward": Infinity}', 422, "reward", "finite"),
     ("NaN reward", "POST", "act", b'{"observation": [0, 0, 0, 0], "reward": NaN}', 422, "reward", "finite"),
     ("reward as text", "POST", "act", {"observation": OK_STATE, "reward": "1.0"}, 422, "reward", "number"),
-    ("info not an object", "POST", "act", {"observation": OK_STATE, "info": [1]}, 422, "info", "dictionary"),
+    ("info not an object", "POST", "act", {"observation": OK_STATE, "info": [1]}, 422, "info", "object"),
     ("flag as text", "POST", "close", {"observation": OK_STATE, "terminated": "yes"}, 422, "terminated", "bool"),
     ("close outside", "POST", "close", {"observation": [0.0, 0.0, 1.0, 0.0]}, 422, "observation", "outside"),
     ("unknown episode", "POST", "unknown", {"observation": OK_STATE}, 404, "episode_id", "no open episode"),
