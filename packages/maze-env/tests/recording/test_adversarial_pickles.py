@@ -29,7 +29,7 @@ def recorded_episode(tmp_path_factory: pytest.TempPathFactory) -> StateTrajector
     directory = tmp_path_factory.mktemp("episode")
     env = TrajectoryRecordingWrapper(GymMazeEnv("CartPole-v1"))
     env.action_space.seed(0)
-    with SimpleTrajectoryRecordingSetup(directory):
+    with SimpleTrajectoryRecordingSetup(directory, format="pickle"):  # the attacks target the pickle loader
         env.reset(seed=0)
         for _ in range(5):
             env.step(env.action_space.sample())
