@@ -23,7 +23,7 @@ import pytest
 import yaml
 from cli_support import TrainingRun, assert_success, maze_run
 from maze.env.errors import ConfigurationError
-from maze.env.testing.crafted_pickles import Opcodes, dumps
+from maze.env.testing.crafted_pickles import Opcodes, dumps, structured_dtype_array
 from maze.env.trajectory_recording import StateTrajectoryRecord, TrajectoryLoadError, load_trajectory
 from maze.env.trajectory_recording.safe_unpickler import UnsafeTrajectoryError, safe_loads
 from maze.env.utils.allow_list import is_gadget
@@ -94,6 +94,24 @@ def test_training_on_a_poisoned_dataset_refuses_it(
     result = maze_run("-cn", "conf_train", "env.name=CartPole-v1", "model=vector_obs", *args, run_dir=tmp_path / "run")
     one_error(result, poisoned.name, f"refusing to load {CHAIN_NAME}")
     assert not marker.exists()
+
+
+def test_behavioural_cloning_on_a_file_whose_state_corrupts_memory_refuses_it(
+    poisoned_data: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A state array whose structured dtype reads 2**40 bytes past its memory: maze-run died with exit 139."""
+    data, poisoned, _ = poisoned_data
+    corrupting = tmp_path / "data"
+    shutil.copytree(data, corrupting, ignore=shutil.ignore_patterns(poisoned.name))
+    victim = sorted(corrupting.glob("*.pkl"))[0]
+    record = load_trajectory(victim, StateTrajectoryRecord)
+    record.step_records[1].maze_state = structured_dtype_array()
+    victim.write_bytes(dumps(record, protocol=4))
+    overrides = ("algorithm=bc", "runner=dev", f"runner.dataset.input_data={corrupting}")
+    result = maze_run(
+        "-cn", "conf_train", "env.name=CartPole-v1", "model=vector_obs", *overrides, run_dir=tmp_path / "run"
+    )
+    one_error(result, victim.name, "only plain dtypes load")
 
 
 def test_datasets_with_worker_processes_and_the_viewers_refuse_it(poisoned_data: tuple[Path, Path, Path]) -> None:
