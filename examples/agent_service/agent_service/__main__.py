@@ -47,6 +47,9 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         parser.add_argument(
             flag, type=int, default=default, help=f"{LIMIT_HELP[name]} (default {default}; ${variable})"
         )
+    parser.add_argument(
+        "--body-timeout", type=float, default=30.0, help="seconds for a request body to arrive (more: 408)"
+    )
     parser.add_argument("--sample", action="store_true", help="sample actions (seeded per episode), not the mode")
     parser.add_argument("--episode-log", type=Path, default=None, help="append ended episodes here (JSON lines)")
     parser.add_argument("--log-level", default="warning")
@@ -60,6 +63,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         settings = ServiceSettings(
             model_dir=args.model_dir,
             idle_timeout_s=args.idle_timeout,
+            body_timeout_s=args.body_timeout,
             **{name: getattr(args, name) for name in LIMIT_ENV},
             deterministic=not args.sample,
             episode_log=args.episode_log,
