@@ -25,16 +25,27 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 """Crafted inputs kept as regression cases, one folder per target."""
 
 
-def assert_handled(load: Callable[[bytes], Any], data: bytes) -> None:
-    """Runs ``load(data)``; fails on a ``MemoryError`` or maze's "ran out of memory" (see the module docs)."""
+def assert_handled(
+    load: Callable[[bytes], Any], data: bytes, clean: tuple[type[Exception], ...] = (Exception,)
+) -> None:
+    """Runs ``load(data)``; fails on memory beyond the budget (see the module docs) or an error not in ``clean``.
+
+    Args:
+        load: The loader under test.
+        data: The input.
+        clean: The exception types the loader's contract allows (its "one clear error").
+    """
     try:
         load(data)
     except TrajectoryAllocationError as error:  # the budget refused it: fine, unless memory ran out within it
         assert "ran out of memory" not in str(error), f"allocation beyond the budget: {error}"
+    except clean as error:
+        assert not isinstance(error, MemoryError) or "budget" in str(error), f"allocation beyond the budget: {error}"
+        assert "ran out of memory" not in str(error), f"allocation beyond the budget: {error}"
     except MemoryError as error:
         raise AssertionError(f"allocation beyond the budget ({type(error).__name__}: {error})") from error
     except Exception as error:
-        assert "ran out of memory" not in str(error), f"allocation beyond the budget: {error}"
+        raise AssertionError(f"not the loader's clear error: {type(error).__name__}: {error}") from error
 
 
 @st.composite
