@@ -200,7 +200,8 @@ def fuzz(session: nox.Session) -> None:
     The trajectory readers (data-only format and legacy pickles), the run-directory file readers
     and the agent service's request parsing; ``MAZE_FUZZ_EXAMPLES`` sets the inputs per target.
     """
-    install_packages(session, "maze-rollout", "maze-deploy", extra=("pytest", "hypothesis"))
+    service = ROOT / "examples" / "agent_service" / "requirements.txt"
+    install_packages(session, "maze-rollout", "maze-deploy", extra=("pytest", "hypothesis", "-r", str(service)))
     session.chdir(ROOT)
     env = {"OMP_NUM_THREADS": "1"}
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/fuzz", *session.posargs, env=env)

@@ -1,6 +1,6 @@
 """The fuzz session: a capped address space and a bounded hypothesis profile.
 
-``MAZE_FUZZ_EXAMPLES`` sets the examples per target (default 600: the session takes a few
+``MAZE_FUZZ_EXAMPLES`` sets the examples per target (default 1500: the session takes about a
 minutes on two cores); raise it for a longer hunt.
 """
 
@@ -30,7 +30,7 @@ def pytest_configure() -> None:
 
 settings.register_profile(
     "fuzz",
-    max_examples=int(os.environ.get("MAZE_FUZZ_EXAMPLES", "600")),
+    max_examples=int(os.environ.get("MAZE_FUZZ_EXAMPLES", "1500")),
     deadline=2000,  # ms per input: a hang fails here
     derandomize=os.environ.get("CI") == "true",  # CI: the same inputs every run
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
