@@ -1,7 +1,7 @@
 """The fuzz session: a capped address space and a bounded hypothesis profile.
 
-``MAZE_FUZZ_EXAMPLES`` sets the examples per target (default 1500: the session takes about a
-minutes on two cores); raise it for a longer hunt.
+``MAZE_FUZZ_EXAMPLES`` sets the examples per target (default 1500: the session's tests take about a
+minute on two cores); raise it for a longer hunt.
 """
 
 from __future__ import annotations
