@@ -73,7 +73,7 @@ def _zero_width_rows() -> bytes:
     rows = 10**9
     names = ("step_key", "agent_id", "observation", "action", "reward", "terminated", "truncated", "info", "logits")
     columns = {name: {"@": "S", "m": 0, "o": 0, "s": [rows, 0]} for name in (*names, "value", "next_observation")}
-    tree = {"format": "maze-trajectory", "version": 1, "record": "spaces", "id": "e", "steps": 1}
+    tree = {"format": "maze-trajectory", "version": 2, "record": "spaces", "id": "e", "steps": 1}
     return _file({**tree, "substeps": [rows], "columns": columns})
 
 

@@ -3,7 +3,7 @@
 A file (``<episode id>.traj.npz``, see :mod:`~maze.env.trajectory_recording.data_container`)
 holds one JSON tree::
 
-    {"format": "maze-trajectory", "version": 1,
+    {"format": "maze-trajectory", "version": 2,
      "record": "state" | "spaces",          # which schema: StateTrajectoryRecord / SpacesTrajectoryRecord
      "id": "<episode id>", "steps": T,
      "columns": {...},                      # the step records, field by field (one column per field)
@@ -11,11 +11,15 @@ holds one JSON tree::
 
 The *reader* knows the record classes and their fields; the file only names the schema
 (``"state"`` or ``"spaces"``). State records have the columns of :class:`StateRecord`'s fields;
-``step_event_log`` is stored flat (env times, event counts per step, and the events' topic and
-method names, resolved through the allow-list, plus their attributes). Spaces records store
-their sub-steps flat, with ``"substeps"``: the sub-step count of each env step, and the columns
-of :class:`SpacesRecord`'s fields (``actor_id`` as ``step_key`` and ``agent_id``). Values in
-columns are encoded by :mod:`~maze.env.trajectory_recording.data_values`.
+``step_event_log`` is stored flat (event counts per step, env times, the events' topic and
+method names, resolved through the allow-list once per file, each event as a pair of name
+indices, and the attributes as one column per pair). Spaces records store their sub-steps flat,
+with ``"substeps"``: the sub-step count of each env step, and the columns of
+:class:`SpacesRecord`'s fields (``actor_id`` as ``step_key`` and ``agent_id``). Columns are
+encoded by :mod:`~maze.env.trajectory_recording.data_columns`, values in them by
+:mod:`~maze.env.trajectory_recording.data_values`; bulk data (numbers, tuples of numbers, arrays,
+indices) lives in the array pools, so that the JSON tree stays small. Version 2 (this one)
+replaced version 1, which stored scalar columns and event lists as JSON lists.
 """
 
 from __future__ import annotations
@@ -23,13 +27,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import fields
+from itertools import accumulate, repeat
 from typing import Any, BinaryIO
 
 from maze.env.core.actor import ActorID
 from maze.env.core.events import EventRecord
 from maze.env.log_events.step_event_log import StepEventLog
+from maze.env.trajectory_recording.data_columns import decode_column, decode_ints, encode_column
 from maze.env.trajectory_recording.data_container import DEFAULT_LIMITS, ReadLimits, read_container, write_container
 from maze.env.trajectory_recording.data_values import (
+    ROW_BYTES,
     TrajectoryDataError,
     TrajectoryDecodeError,
     ValueDecoder,
@@ -43,8 +50,11 @@ from maze.env.trajectory_recording.spaces_records import SpacesRecord, SpacesTra
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "record_to_data", "write_data_trajectory", "read_data_trajectory"]
 
 FORMAT_NAME = "maze-trajectory"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
+_MAX_COUNT = 2**40
+"""More events than any step fires."""
+_DICT = frozenset((dict,))
 _STATE_FIELDS = tuple(field.name for field in fields(StateRecord))
 _VALUE_FIELDS = tuple(name for name in _STATE_FIELDS if name != "step_event_log")
 _SPACES_FIELDS = tuple(field.name for field in fields(SpacesRecord) if field.name != "actor_id")
@@ -62,7 +72,9 @@ def record_to_data(record: TrajectoryRecord) -> tuple[dict[str, Any], list]:
     steps = record.step_records
     if type(record) is StateTrajectoryRecord and all(type(step) is StateRecord for step in steps):
         tree["record"] = "state"
-        columns = {name: encoder.column([getattr(step, name) for step in steps], name) for name in _VALUE_FIELDS}
+        columns = {
+            name: encode_column(encoder, [getattr(step, name) for step in steps], name) for name in _VALUE_FIELDS
+        }
         columns["step_event_log"] = _encode_event_logs(encoder, [step.step_event_log for step in steps])
         tree["columns"] = columns
         tree["renderer"] = encoder.value(record.renderer, "renderer")
@@ -71,9 +83,11 @@ def record_to_data(record: TrajectoryRecord) -> tuple[dict[str, Any], list]:
         substeps = [substep for step in steps for substep in step.substep_records]
         if not all(type(substep) is SpacesRecord for substep in substeps):
             raise TrajectoryDataError(f"episode {record.id}: sub-step records must be SpacesRecords")
-        columns = {name: encoder.column([getattr(sub, name) for sub in substeps], name) for name in _SPACES_FIELDS}
-        columns["step_key"] = encoder.column([sub.actor_id.step_key for sub in substeps], "actor_id.step_key")
-        columns["agent_id"] = encoder.column([sub.actor_id.agent_id for sub in substeps], "actor_id.agent_id")
+        columns = {
+            name: encode_column(encoder, [getattr(sub, name) for sub in substeps], name) for name in _SPACES_FIELDS
+        }
+        columns["step_key"] = encode_column(encoder, [sub.actor_id.step_key for sub in substeps], "actor_id.step_key")
+        columns["agent_id"] = encode_column(encoder, [sub.actor_id.agent_id for sub in substeps], "actor_id.agent_id")
         tree["substeps"] = [len(step) for step in steps]
         tree["columns"] = columns
     else:
@@ -116,7 +130,9 @@ def read_data_trajectory(
             f"format version {str(tree.get('version'))[:20]!r} is not supported (this maze reads version "
             f"{FORMAT_VERSION}); upgrade maze-env to read it"
         )
-    decoder = ValueDecoder(pools, PICKLE_ALLOW_LIST.with_user_modules(trusted_modules), budget)
+    modules = tuple(trusted_modules)
+    allow_list = PICKLE_ALLOW_LIST.with_user_modules(modules) if modules else PICKLE_ALLOW_LIST
+    decoder = ValueDecoder(pools, allow_list, budget)
     episode_id, steps, columns = tree.get("id"), tree.get("steps"), tree.get("columns")
     if type(episode_id) is not str or type(steps) is not int or steps < 0 or type(columns) is not dict:
         raise TrajectoryDecodeError("malformed record header (id, steps or columns)")
@@ -131,7 +147,7 @@ def _columns(decoder: ValueDecoder, columns: dict, names: Iterable[str], rows: i
     expected = set(names)
     if set(columns) != expected:
         raise TrajectoryDecodeError(f"the record's columns are {sorted(columns)[:20]}, expected {sorted(expected)}")
-    return [decoder.column(columns[name], rows, name) for name in names]
+    return [decode_column(decoder, columns[name], rows, name) for name in names]
 
 
 def _decode_state_record(
@@ -143,7 +159,7 @@ def _decode_state_record(
     decoded = _columns(decoder, {k: v for k, v in columns.items() if k != "step_event_log"}, _VALUE_FIELDS, steps)
     position = _STATE_FIELDS.index("step_event_log")
     decoded.insert(position, logs)
-    records = [StateRecord(*row) for row in zip(*decoded, strict=True)] if decoded else []
+    records = list(map(StateRecord, *decoded))
     return StateTrajectoryRecord(id=episode_id, step_records=records, renderer=decoder.value(renderer, "renderer"))
 
 
@@ -166,13 +182,15 @@ def _decode_spaces_record(
 
 
 def _encode_event_logs(encoder: ValueEncoder, logs: list[Any]) -> dict[str, Any]:
-    """Event logs, flat: env time and event count per step (-1: no log), names by index, attribute columns.
+    """Event logs, flat: event count per step (``"n"``, -1: no log), env times, names, event kinds, events.
 
-    The attributes are stored as one column per event (topic and method pair), in firing order.
+    Each event *kind* (a topic and method pair, as indices into ``"names"``) comes with the
+    column of its events' attributes, in firing order; ``"e"`` holds the kind of each event, in
+    firing order.
     """
-    names: dict[Any, int] = {}
-    counts, times, events = [], [], []
-    attributes: dict[tuple[int, int], list] = {}
+    names: dict[str, int] = {}
+    kinds: dict[tuple[int, int], int] = {}
+    counts, times, events, attributes = [], [], [], []
     for step, log in enumerate(logs):
         if log is None:
             counts.append(-1)
@@ -182,64 +200,67 @@ def _encode_event_logs(encoder: ValueEncoder, logs: list[Any]) -> dict[str, Any]
             raise TrajectoryDataError(f"episode: step {step}'s step_event_log is a {type(log).__name__}")
         counts.append(len(log.events))
         times.append(log.env_time)
-        for event in log.events:
-            topic, method, attrs = event
-            pair = []
-            for target in (topic, method):
-                name = f"{target.__module__}:{target.__qualname__}"
-                pair.append(names.setdefault(name, len(names)))
-            events.append(pair)
-            attributes.setdefault((pair[0], pair[1]), []).append(attrs)
+        for topic, method, attrs in log.events:
+            pair = tuple(names.setdefault(f"{t.__module__}:{t.__qualname__}", len(names)) for t in (topic, method))
+            kind = kinds.setdefault(pair, len(kinds))
+            if kind == len(attributes):
+                attributes.append([])
+            attributes[kind].append(attrs)
+            events.append(kind)
     return {
-        "n": counts,
-        "t": encoder.column(times, "step_event_log.env_time"),
+        "n": encode_column(encoder, counts, "step_event_log.n"),
+        "t": encode_column(encoder, times, "step_event_log.env_time"),
         "names": list(names),
-        "events": events,
-        "attributes": [
-            [*pair, encoder.column(values, "step_event_log.events.attributes")] for pair, values in attributes.items()
+        "kinds": [
+            [*pair, encode_column(encoder, values, "step_event_log.events.attributes")]
+            for pair, values in zip(kinds, attributes, strict=True)
         ],
+        "e": encode_column(encoder, events, "step_event_log.events"),
     }
 
 
 def _decode_event_logs(decoder: ValueDecoder, node: Any, steps: int) -> list[Any]:
-    if type(node) is not dict:
+    if type(node) is not dict or type(node.get("names")) is not list or type(node.get("kinds")) is not list:
         raise TrajectoryDecodeError("malformed step_event_log column")
-    counts, names, events = node.get("n"), node.get("names"), node.get("events")
-    if type(counts) is not list or len(counts) != steps or not all(type(n) is int and n >= -1 for n in counts):
-        raise TrajectoryDecodeError("step_event_log: malformed event counts")
-    if type(names) is not list or type(events) is not list or len(events) != sum(n for n in counts if n > 0):
-        raise TrajectoryDecodeError("step_event_log: malformed event names or events")
-    for pair in events:
-        if type(pair) is not list or len(pair) != 2 or not all(type(i) is int and 0 <= i < len(names) for i in pair):
-            raise TrajectoryDecodeError("step_event_log: malformed event reference")
-    times = decoder.column(node.get("t"), steps, "step_event_log.env_time")
-    resolved = [decoder.resolve(name, "event") for name in names]
-    by_pair = _event_attributes(decoder, node.get("attributes"), events)
-    records = []
-    for pair in events:
-        topic, method = resolved[pair[0]], resolved[pair[1]]
-        attrs = next(by_pair[(pair[0], pair[1])])
-        if not isinstance(topic, type) or not callable(method) or type(attrs) is not dict:
-            raise TrajectoryDecodeError(f"step_event_log: {names[pair[0]]} / {names[pair[1]]} is no event")
-        records.append(EventRecord(topic, method, attrs))
-    logs, start = [], 0
-    for count, env_time in zip(counts, times, strict=True):
-        if count < 0:
-            logs.append(None)
-            continue
-        logs.append(StepEventLog(env_time, records[start : start + count]))
-        start += count
+    kinds = node["kinds"]
+    counts = decode_ints(decoder, node.get("n"), steps, "step_event_log.n", -1, _MAX_COUNT)
+    sizes = [count if count > 0 else 0 for count in counts] if -1 in counts else counts
+    ends = list(accumulate(sizes))
+    total = ends[-1] if ends else 0
+    events = decode_ints(decoder, node.get("e"), total, "step_event_log.events", 0, len(kinds) - 1)
+    times = decode_column(decoder, node.get("t"), steps, "step_event_log.env_time")
+    decoder.budget.charge(total * ROW_BYTES, f"step_event_log of {total} events")
+    records: list = []
+    if total:
+        by_kind = _event_records(decoder, kinds, node["names"], Counter(events))
+        records = list(map(next, map(by_kind.__getitem__, events)))
+    logs = list(map(StepEventLog, times, map(records.__getitem__, map(slice, [0, *ends[:-1]], ends))))
+    if sizes is not counts:
+        for step, count in enumerate(counts):
+            if count < 0:
+                logs[step] = None
     return logs
 
 
-def _event_attributes(decoder: ValueDecoder, node: Any, events: list[list[int]]) -> dict[tuple[int, int], Iterator]:
-    """The attribute dicts of each event (topic and method pair), in firing order, checked against ``events``."""
-    counts = Counter((pair[0], pair[1]) for pair in events)
-    if type(node) is not list or len(node) != len(counts):
-        raise TrajectoryDecodeError("step_event_log: malformed attribute columns")
-    by_pair: dict[tuple[int, int], Iterator] = {}
-    for entry in node:
-        if type(entry) is not list or len(entry) != 3 or (key := (entry[0], entry[1])) not in counts or key in by_pair:
-            raise TrajectoryDecodeError("step_event_log: malformed attribute column")
-        by_pair[key] = iter(decoder.column(entry[2], counts[key], "step_event_log.events.attributes"))
-    return by_pair
+def _event_records(decoder: ValueDecoder, kinds: list, names: list, counts: Counter) -> list[Iterator]:
+    """The records of each event kind (topic and method pair), in firing order.
+
+    Each name is resolved once per file through the allow-list (the decoder caches); each kind
+    is checked once (a topic class and a callable method); each record's attributes must be a dict.
+    """
+    by_kind: list[Iterator] = []
+    for index, kind in enumerate(kinds):
+        if (
+            type(kind) is not list
+            or len(kind) != 3
+            or not all(type(i) is int and 0 <= i < len(names) for i in kind[:2])
+        ):
+            raise TrajectoryDecodeError("step_event_log: malformed event kind")
+        topic, method = decoder.resolve(names[kind[0]], "event"), decoder.resolve(names[kind[1]], "event")
+        if not isinstance(topic, type) or not callable(method):
+            raise TrajectoryDecodeError(f"step_event_log: {names[kind[0]]} / {names[kind[1]]} is no event")
+        attributes = decode_column(decoder, kind[2], counts[index], "step_event_log.events.attributes")
+        if not _DICT.issuperset(map(type, attributes)):
+            raise TrajectoryDecodeError(f"step_event_log: the attributes of {names[kind[1]]} are no dicts")
+        by_kind.append(iter(list(map(EventRecord, repeat(topic), repeat(method), attributes))))
+    return by_kind

@@ -22,15 +22,15 @@ methods, and the classes of the modules the reader trusts (``trusted_modules``).
 is rebuilt with ``cls(**fields)``, a named tuple with ``cls(*values)``, a hooked class with
 ``cls.from_data(data)``.
 
-Columns (:meth:`ValueEncoder.column`, :meth:`ValueDecoder.column`) store the values of one
-field across all steps of an episode at once: equal-shaped arrays as one stacked array, plain
-scalars as one JSON list, dicts with the same keys and dataclasses of one class field by field.
+Columns of values (one field across all steps of an episode) are
+:mod:`~maze.env.trajectory_recording.data_columns`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from math import prod
 from typing import Any, Optional
 
 import numpy as np
@@ -40,11 +40,16 @@ from maze.env.utils.allow_list import AllowList, RefusedName
 
 __all__ = [
     "PLAIN_DTYPE_KINDS",
+    "PLAIN_SCALARS",
     "TrajectoryDataError",
     "TrajectoryDecodeError",
     "ValueEncoder",
     "ValueDecoder",
     "check_plain_dtype",
+    "has_hook",
+    "is_tuple_rows",
+    "number_rows",
+    "smallest_ints",
     "class_name",
 ]
 
@@ -60,7 +65,7 @@ MAX_NDIM = 32
 ROW_BYTES = 128
 """Bytes charged to the allocation budget for each value a column builds (an object and its slot)."""
 
-_PLAIN_SCALARS = (type(None), bool, int, float, str)
+PLAIN_SCALARS = (type(None), bool, int, float, str)
 _FIXES = (
     "make it a dataclass of plain data (numbers, strings, arrays, lists, dicts), give its class a to_data() method "
     "and a from_data(data) classmethod, or record with format='pickle' (TrajectoryWriterFile(..., format='pickle'), "
@@ -134,11 +139,11 @@ class ValueEncoder:
             TrajectoryDataError: The value (or one inside it) has no data-only form.
         """
         kind = type(value)
-        if kind in _PLAIN_SCALARS:
+        if kind in PLAIN_SCALARS:
             return value
         if kind is list:
-            if value and _is_tuple_rows(value):  # e.g. a list of (x, y) pieces: one node, not one per tuple
-                rows = _number_rows(value)
+            if value and is_tuple_rows(value):  # e.g. a list of (x, y) pieces: one node, not one per tuple
+                rows = number_rows(value)
                 if rows is not None:
                     return {"@": "la", **self.array(rows, path)}
                 return {"@": "lt", "v": [list(item) for item in value]}
@@ -163,7 +168,7 @@ class ValueEncoder:
 
     def _object(self, value: Any, path: str) -> Any:
         kind = type(value)
-        if _has_hook(kind):
+        if has_hook(kind):
             return {"@": "h", "c": class_name(kind), "v": self.value(value.to_data(), f"{path}.to_data()")}
         if dataclasses.is_dataclass(kind):
             fields = [field.name for field in dataclasses.fields(value) if field.init]
@@ -181,37 +186,6 @@ class ValueEncoder:
         raise TrajectoryDataError(
             f"{self.where}: {path} is a {kind.__module__}.{kind.__qualname__}, which has no data-only form; {_FIXES}"
         )
-
-    def column(self, values: Sequence[Any], path: str) -> dict[str, Any]:
-        """Encodes the values of one field across steps, column-wise where they agree in kind."""
-        if values:
-            kinds = {type(value) for value in values}
-            if kinds <= set(_PLAIN_SCALARS):
-                return {"@": "L", "v": list(values)}
-            if kinds == {tuple} and _is_tuple_rows(values):
-                return {"@": "LT", "v": [list(value) for value in values]}
-            if len(kinds) == 1:
-                (kind,) = kinds
-                first = values[0]
-                if kind is np.ndarray or issubclass(kind, np.generic):
-                    dtype, shape = first.dtype, np.shape(first)
-                    if all(value.dtype == dtype and np.shape(value) == shape for value in values):
-                        return {
-                            "@": "S",
-                            **self.array(np.stack(values) if kind is np.ndarray else np.array(values), path),
-                        }
-                elif dataclasses.is_dataclass(kind) and not _has_hook(kind):
-                    names = [field.name for field in dataclasses.fields(kind) if field.init]
-                    columns = {
-                        name: self.column([getattr(v, name) for v in values], f"{path}.{name}") for name in names
-                    }
-                    return {"@": "O", "c": class_name(kind), "f": columns}
-                elif kind is dict:
-                    keys = list(first)
-                    if all(type(key) is str for key in keys) and all(list(value) == keys for value in values):
-                        columns = [self.column([value[key] for value in values], f"{path}[{key!r}]") for key in keys]
-                        return {"@": "D", "k": keys, "c": columns}
-        return {"@": "E", "v": [self.value(value, path) for value in values]}
 
 
 class ValueDecoder:
@@ -252,14 +226,17 @@ class ValueDecoder:
 
     def array(self, node: dict, path: str, rows: Optional[int] = None) -> np.ndarray:
         """The array a reference node names (a view into its pool), with its shape checked."""
+        if type(node) is not dict:
+            raise TrajectoryDecodeError(f"{path}: malformed array reference")
         pool_index, offset, shape = node.get("m"), node.get("o"), node.get("s")
         if not (_is_index(pool_index) and _is_index(offset) and type(shape) is list and len(shape) <= MAX_NDIM):
             raise TrajectoryDecodeError(f"{path}: malformed array reference")
-        if not all(_is_index(extent) for extent in shape) or pool_index >= len(self.pools):
-            raise TrajectoryDecodeError(f"{path}: array reference out of range or with a bad shape")
-        size = 1
         for extent in shape:
-            size *= extent
+            if type(extent) is not int or extent < 0:
+                raise TrajectoryDecodeError(f"{path}: array reference with a bad shape")
+        if pool_index >= len(self.pools):
+            raise TrajectoryDecodeError(f"{path}: array reference out of range")
+        size = prod(shape)
         pool = self.pools[pool_index]
         if offset + size > pool.size:
             raise TrajectoryDecodeError(
@@ -277,7 +254,7 @@ class ValueDecoder:
                 allow-list refuses.
         """
         kind = type(node)
-        if kind in _PLAIN_SCALARS:
+        if kind in PLAIN_SCALARS:
             return node
         if depth > MAX_DEPTH:
             raise TrajectoryDecodeError(f"{path}: values nest more than {MAX_DEPTH} levels deep")
@@ -348,88 +325,47 @@ class ValueDecoder:
         except (TypeError, ValueError) as error:
             raise TrajectoryDecodeError(f"{path}: cannot rebuild {name} from the stored fields ({error})") from None
 
-    def column(self, node: Any, rows: int, path: str, depth: int = 0) -> list[Any]:
-        """Decodes a column written by :meth:`ValueEncoder.column`: ``rows`` values."""
-        if depth > MAX_DEPTH:
-            raise TrajectoryDecodeError(f"{path}: columns nest more than {MAX_DEPTH} levels deep")
-        self.budget.charge(rows * ROW_BYTES, f"column {path} of {rows} values")
-        tag = node.get("@") if type(node) is dict else None
-        if tag in ("L", "E"):
-            values = node.get("v")
-            if type(values) is not list or len(values) != rows:
-                raise TrajectoryDecodeError(f"{path}: a column of {rows} steps holds no list of {rows} values")
-            return values if tag == "L" else [self.value(value, path, depth + 1) for value in values]
-        if tag == "S":
-            return list(self.array(node, path, rows))
-        if tag == "LT":
-            values = node.get("v")
-            if type(values) is not list or len(values) != rows or not all(type(value) is list for value in values):
-                raise TrajectoryDecodeError(f"{path}: a column of {rows} steps holds no list of {rows} tuples")
-            return [tuple(value) for value in values]
-        if tag == "D":
-            keys, columns = node.get("k"), node.get("c")
-            if type(keys) is not list or type(columns) is not list or len(keys) != len(columns):
-                raise TrajectoryDecodeError(f"{path}: malformed dict column")
-            if not all(type(key) is str for key in keys):
-                raise TrajectoryDecodeError(f"{path}: dict column with non-string keys")
-            if not keys:
-                return [{} for _ in range(rows)]
-            decoded = [
-                self.column(column, rows, f"{path}[{key!r}]", depth + 1)
-                for key, column in zip(keys, columns, strict=True)
-            ]
-            return [dict(zip(keys, row, strict=True)) for row in zip(*decoded, strict=True)]
-        if tag == "O":
-            return self._dataclass_column(node, rows, path, depth)
-        raise TrajectoryDecodeError(f"{path}: unknown column {str(tag)[:40]!r}")
 
-    def _dataclass_column(self, node: dict, rows: int, path: str, depth: int) -> list[Any]:
-        name, columns = node.get("c"), node.get("f")
-        cls = self.resolve(name, "class")
-        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)) or type(columns) is not dict:
-            raise TrajectoryDecodeError(f"{path}: {name} is no dataclass (or its field columns are malformed)")
-        names = list(columns)
-        decoded = [self.column(columns[key], rows, f"{path}.{key}", depth + 1) for key in names]
-        try:
-            if not names:
-                return [cls() for _ in range(rows)]
-            return [cls(**dict(zip(names, row, strict=True))) for row in zip(*decoded, strict=True)]
-        except (TypeError, ValueError) as error:
-            raise TrajectoryDecodeError(f"{path}: cannot rebuild {name} from the stored fields ({error})") from None
-
-
-def _has_hook(kind: type) -> bool:
+def has_hook(kind: type) -> bool:
     """Whether a class declares its data form (``to_data()`` and ``from_data(data)``)."""
     return callable(getattr(kind, "to_data", None)) and callable(getattr(kind, "from_data", None))
 
 
-def _is_tuple_rows(items: list) -> bool:
+def is_tuple_rows(items: list) -> bool:
     """A non-empty list of equally long tuples of plain scalars."""
     first = items[0]
     if type(first) is not tuple:
         return False
     width = len(first)
     return all(
-        type(item) is tuple and len(item) == width and all(type(x) in _PLAIN_SCALARS for x in item) for item in items
+        type(item) is tuple and len(item) == width and all(type(x) in PLAIN_SCALARS for x in item) for item in items
     )
 
 
-def _number_rows(items: list) -> Optional[np.ndarray]:
+def number_rows(items: list) -> Optional[np.ndarray]:
     """Tuples of only ints (int64 range) or only floats as one 2-D array; None for anything else."""
     kinds = {type(x) for item in items for x in item}
     if kinds == {int}:
-        try:
-            array = np.array(items, dtype=np.int64)
-        except OverflowError:
-            return None
-        for small in (np.int8, np.int16, np.int32):  # the smallest that holds them (read back as Python ints)
-            info = np.iinfo(small)
-            if array.size == 0 or (info.min <= array.min() and array.max() <= info.max):
-                return array.astype(small)
-        return array
+        return smallest_ints(items)
     return np.array(items, dtype=np.float64) if kinds == {float} else None
 
 
 def _is_index(value: Any) -> bool:
     """A non-negative int (not a bool)."""
     return type(value) is int and value >= 0
+
+
+def smallest_ints(items: Sequence) -> Optional[np.ndarray]:
+    """Python ints (or nested lists of them) as an array of the smallest signed dtype that holds them.
+
+    None when one is beyond the int64 range. Read back with ``tolist()``, they are Python ints again.
+    """
+    try:
+        array = np.array(items, dtype=np.int64)
+    except OverflowError:
+        return None
+    for small in (np.int8, np.int16, np.int32):
+        info = np.iinfo(small)
+        if array.size == 0 or (info.min <= array.min() and array.max() <= info.max):
+            return array.astype(small)
+    return array
