@@ -168,7 +168,9 @@ def test_user_classes_are_rebuilt_only_from_trusted_modules(tmp_path: Path) -> N
     record = _user_record()
     TrajectoryWriterFile(tmp_path).write(record)
     path = tmp_path / "user-episode.traj.npz"
-    with pytest.raises(TrajectoryLoadError, match=rf"{path}.*_LocalState.*trusted_modules=\['{__name__.split('.')[0]}'\]"):
+    with pytest.raises(
+        TrajectoryLoadError, match=rf"{path}.*_LocalState.*trusted_modules=\['{__name__.split('.')[0]}'\]"
+    ):
         load_trajectory(path)
     assert_same_record(record, load_trajectory(path, trusted_modules=[__name__]))
 
@@ -226,3 +228,31 @@ def test_empty_and_odd_values_round_trip() -> None:
             assert loaded.shape == state.shape and np.array_equal(loaded, state)
         else:
             assert_same_record(state, loaded)
+
+
+_COLUMNS = {
+    "bools": [i % 3 == 0 for i in range(40)],
+    "consecutive ints": list(range(5, 45)),
+    "ints": [(i * 7919) % 1000 - 500 for i in range(40)],
+    "ints beyond int64": [2**70 + i for i in range(40)],
+    "floats": [0.0, -0.0, float("inf"), float("nan"), 1.5] * 8,
+    "repeated strings and None": ["a", None, "b", "a"] * 10,
+    "mixed scalars": [1, True, 1.0, "1", None] * 8,
+    "few values": [True, 2, None],
+    "tuples of ints": [(1, 2), (3, 4), (1, 2)] * 14,
+    "tuples of floats": [(0.0, -0.0), (-0.0, 0.0), (float("nan"), 2.5)] * 14,
+    "lists of tuples": [[(i, j) for j in range(i % 5)] for i in range(40)],
+    "tuples of strings": [(1, "a"), (2, "b")] * 20,
+    "lists of mixed tuples": [[(1, "a")], []] * 20,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_COLUMNS))
+def test_columns_round_trip_with_their_types(name: str) -> None:
+    values = _COLUMNS[name]
+    steps = [StateRecord(value, 0, StepEventLog(step), 0.0, False, False) for step, value in enumerate(values)]
+    buffer = io.BytesIO()
+    write_data_trajectory(buffer, StateTrajectoryRecord(id="c", step_records=steps))
+    buffer.seek(0)
+    loaded = [step.maze_state for step in read_data_trajectory(buffer).step_records]
+    assert [repr(value) for value in loaded] == [repr(value) for value in values]  # -0.0 vs 0.0, True vs 1, tuples

@@ -64,6 +64,16 @@ def _tree(**changes) -> dict:
     return tree
 
 
+def _column(name: str, node: dict) -> bytes:
+    """The valid file with column ``name`` replaced (pool 0: the float64 states, pool 1: the int64 actions 0, 1, 2)."""
+    tree, _ = _valid_tree()
+    if name.startswith("step_event_log."):
+        tree["columns"]["step_event_log"][name.split(".")[1]] = node
+    else:
+        tree["columns"][name] = node
+    return _file(tree)
+
+
 def _deflated_bomb() -> bytes:
     return _zip([("trajectory.json", b"{}"), ("arrays/0.npy", bytes(64 << 20))], compression=zipfile.ZIP_DEFLATED)
 
@@ -120,6 +130,38 @@ HOSTILE: dict[str, tuple] = {
         "refusing to rebuild",
     ),
     "zero_width_rows": (_zero_width_rows, "allocation budget"),
+    "index_beyond_table": (
+        lambda: _column("info", {"@": "K", "t": ["a"], "m": 1, "o": 0, "s": [3]}),
+        "an index beyond its table of 1 values",
+    ),
+    "tuple_list_lengths_off": (
+        lambda: _column(
+            "info",
+            {
+                "@": "R",
+                "u": {"m": 0, "o": 0, "s": [2, 2]},
+                "i": {"m": 1, "o": 0, "s": [2]},
+                "n": {"m": 1, "o": 0, "s": [3]},
+            },
+        ),
+        "list lengths add up to 3, not 2 tuples",
+    ),
+    "tuples_of_strings_array": (
+        lambda: _column("info", {"@": "R", "u": {"m": 0, "o": 0, "s": [12]}, "i": {"m": 1, "o": 0, "s": [3]}}),
+        "tuples stored as a float64 array",
+    ),
+    "float_event_counts": (
+        lambda: _column("step_event_log.n", {"@": "A", "m": 0, "o": 0, "s": [3]}),
+        "ints stored as a float64 array",
+    ),
+    "event_kind_out_of_range": (
+        lambda: _column("step_event_log.e", {"@": "L", "v": [0]}),
+        "step_event_log.events: no column of 0 ints",
+    ),
+    "negative_progression": (
+        lambda: _column("step_event_log.n", {"@": "P", "a": -5, "d": 0}),
+        r"a value beyond \[-1,",
+    ),
     "json_bomb_over_budget": (lambda: _file(json_text="[" + "[]," * 2_000_000 + "[]]"), "allocation budget"),
 }
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, repeat
 from typing import Any, Optional
 
 import numpy as np
@@ -154,7 +154,7 @@ def decode_column(decoder: ValueDecoder, node: Any, rows: int, path: str, depth:
         table = node.get("t")
         if type(table) is not list or not all(type(value) in _PLAIN for value in table):
             raise TrajectoryDecodeError(f"{path}: malformed table of values")
-        return list(map(table.__getitem__, _indices(decoder, node, len(table), rows, path)))
+        return np.array(table, dtype=object)[_indices(decoder, node, len(table), rows, path)].tolist()
     if tag == "R":
         return _decode_tuples(decoder, node, rows, path)
     if tag == "P":
@@ -209,14 +209,17 @@ def _progression(decoder: ValueDecoder, node: dict, rows: int, path: str) -> lis
     return [start] * rows if step == 0 else list(range(start, start + step * rows, step))
 
 
-def _indices(decoder: ValueDecoder, node: dict, bound: int, rows: int, path: str) -> list[int]:
-    """The index array a node names (``"m"``, ``"o"``, ``"s"`` keys): ``rows`` ints in ``[0, bound)``."""
+def _indices(decoder: ValueDecoder, node: dict, bound: int, rows: int, path: str) -> np.ndarray:
+    """The index array a node names (``"m"``, ``"o"``, ``"s"`` keys): ``rows`` ints in ``[0, bound)``.
+
+    Values are looked up by taking from an object array of the table (one C loop, no Python call per value).
+    """
     array = decoder.array(node, path, rows)
     if array.ndim != 1 or array.dtype.kind not in "iu":
         raise TrajectoryDecodeError(f"{path}: an index array stored as a {array.dtype} array of {array.shape}")
     if rows and (int(array.min()) < 0 or int(array.max()) >= bound):
         raise TrajectoryDecodeError(f"{path}: an index beyond its table of {bound} values")
-    return array.tolist()
+    return array
 
 
 def _decode_tuples(decoder: ValueDecoder, node: dict, rows: int, path: str) -> list[Any]:
@@ -232,8 +235,8 @@ def _decode_tuples(decoder: ValueDecoder, node: dict, rows: int, path: str) -> l
     if lengths_node is None and count != rows:
         raise TrajectoryDecodeError(f"{path}: a column of {rows} steps holds {count} tuples")
     decoder.budget.charge(count * _ITEM_BYTES + len(distinct) * ROW_BYTES, f"column {path} of {count} tuples")
-    table = list(map(tuple, distinct.tolist()))
-    flat = list(map(table.__getitem__, _indices(decoder, index_node, len(table), count, path)))
+    table = np.fromiter(map(tuple, distinct.tolist()), dtype=object, count=len(distinct))
+    flat = table[_indices(decoder, index_node, len(table), count, path)].tolist()
     if lengths_node is None:
         return flat
     lengths = decoder.array(lengths_node, path, rows)
@@ -260,7 +263,7 @@ def _decode_dicts(decoder: ValueDecoder, node: dict, rows: int, path: str, depth
     if len(keys) == 1:
         key = keys[0]
         return [{key: value} for value in decoded[0]]
-    return [dict(zip(keys, row, strict=True)) for row in zip(*decoded, strict=True)]
+    return list(map(dict, map(zip, repeat(keys), zip(*decoded, strict=True))))
 
 
 def _decode_dataclasses(decoder: ValueDecoder, node: dict, rows: int, path: str, depth: int) -> list[Any]:

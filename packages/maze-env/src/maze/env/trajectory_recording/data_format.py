@@ -55,6 +55,8 @@ FORMAT_VERSION = 2
 _MAX_COUNT = 2**40
 """More events than any step fires."""
 _DICT = frozenset((dict,))
+_new_tuple = tuple.__new__
+"""Builds EventRecords as ``EventRecord.__new__`` does for a dict of attributes, without a Python call each."""
 _STATE_FIELDS = tuple(field.name for field in fields(StateRecord))
 _VALUE_FIELDS = tuple(name for name in _STATE_FIELDS if name != "step_event_log")
 _SPACES_FIELDS = tuple(field.name for field in fields(SpacesRecord) if field.name != "actor_id")
@@ -262,5 +264,6 @@ def _event_records(decoder: ValueDecoder, kinds: list, names: list, counts: Coun
         attributes = decode_column(decoder, kind[2], counts[index], "step_event_log.events.attributes")
         if not _DICT.issuperset(map(type, attributes)):
             raise TrajectoryDecodeError(f"step_event_log: the attributes of {names[kind[1]]} are no dicts")
-        by_kind.append(iter(list(map(EventRecord, repeat(topic), repeat(method), attributes))))
+        fields = zip(repeat(topic), repeat(method), attributes)
+        by_kind.append(iter(list(map(_new_tuple, repeat(EventRecord), fields))))
     return by_kind
