@@ -145,23 +145,22 @@ def read_data_trajectory(
     raise TrajectoryDecodeError(f"unknown record schema {str(tree.get('record'))[:40]!r}")
 
 
-def _columns(decoder: ValueDecoder, columns: dict, names: Iterable[str], rows: int) -> list[list[Any]]:
-    expected = set(names)
-    if set(columns) != expected:
-        raise TrajectoryDecodeError(f"the record's columns are {sorted(columns)[:20]}, expected {sorted(expected)}")
-    return [decode_column(decoder, columns[name], rows, name) for name in names]
+def _columns(decoder: ValueDecoder, columns: dict, names: tuple[str, ...], rows: int) -> list[list[Any]]:
+    """The columns ``names`` (exactly those), decoded in that order (``step_event_log`` as event logs)."""
+    if columns.keys() != set(names):
+        raise TrajectoryDecodeError(f"the record's columns are {sorted(columns)[:20]}, expected {sorted(names)}")
+    return [
+        _decode_event_logs(decoder, columns[name], rows)
+        if name == "step_event_log"
+        else decode_column(decoder, columns[name], rows, name)
+        for name in names
+    ]
 
 
 def _decode_state_record(
     decoder: ValueDecoder, episode_id: str, steps: int, columns: dict, renderer: Any
 ) -> StateTrajectoryRecord:
-    if "step_event_log" not in columns:
-        raise TrajectoryDecodeError("the record has no step_event_log column")
-    logs = _decode_event_logs(decoder, columns["step_event_log"], steps)
-    decoded = _columns(decoder, {k: v for k, v in columns.items() if k != "step_event_log"}, _VALUE_FIELDS, steps)
-    position = _STATE_FIELDS.index("step_event_log")
-    decoded.insert(position, logs)
-    records = list(map(StateRecord, *decoded))
+    records = list(map(StateRecord, *_columns(decoder, columns, _STATE_FIELDS, steps)))
     return StateTrajectoryRecord(id=episode_id, step_records=records, renderer=decoder.value(renderer, "renderer"))
 
 
