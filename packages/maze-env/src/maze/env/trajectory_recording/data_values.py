@@ -29,6 +29,7 @@ Columns of values (one field across all steps of an episode) are
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Sequence
 from math import prod
 from typing import Any, Optional
@@ -66,6 +67,9 @@ ROW_BYTES = 128
 """Bytes charged to the allocation budget for each value a column builds (an object and its slot)."""
 
 PLAIN_SCALARS = (type(None), bool, int, float, str)
+
+_ADMITTED: weakref.WeakKeyDictionary[AllowList, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
+"""Names an allow-list admitted, per (equal) allow-list: judging a name costs ~10 us, files repeat them."""
 _FIXES = (
     "make it a dataclass of plain data (numbers, strings, arrays, lists, dicts), give its class a to_data() method "
     "and a from_data(data) classmethod, or record with format='pickle' (TrajectoryWriterFile(..., format='pickle'), "
@@ -211,6 +215,10 @@ class ValueDecoder:
         if type(name) is not str or name.count(":") != 1:
             raise TrajectoryDecodeError(f"malformed {what} name {str(name)[:100]!r} (expected 'module:qualname')")
         module, qualname = name.split(":")
+        admitted = _ADMITTED.setdefault(self.allow_list, {})
+        if (module, qualname) in admitted:
+            self._classes[name] = admitted[module, qualname]
+            return self._classes[name]
         try:
             target = self.allow_list.resolve(module, qualname)
         except RefusedName as refused:
@@ -221,7 +229,7 @@ class ValueDecoder:
             ) from None
         except AttributeError as error:
             raise TrajectoryDecodeError(f"cannot rebuild {module}.{qualname}: {error}") from None
-        self._classes[name] = target
+        self._classes[name] = admitted[module, qualname] = target
         return target
 
     def array(self, node: dict, path: str, rows: Optional[int] = None) -> np.ndarray:
