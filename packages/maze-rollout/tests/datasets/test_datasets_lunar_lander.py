@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from maze.env.agent.lunar_lander_heuristic import LunarLanderHeuristicPolicy
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
-from maze.env.trajectory_recording import StateTrajectoryRecord, TrajectoryLoadError, load_trajectory
+from maze.env.trajectory_recording import StateTrajectoryRecord, TrajectoryLoadError, episode_id_of, load_trajectory
 from maze.env.utils.seeding import MazeSeeding
 from maze.rollout.datasets import InMemoryDataset
 
@@ -22,7 +22,7 @@ def test_three_episodes_give_three_uuid_files_holding_every_step(lunar_lander_re
     files = sorted(lunar_lander_recording.directory.glob("*.traj.npz"))
     assert len(files) == 3
     for file in files:
-        uuid.UUID(file.stem)
+        uuid.UUID(episode_id_of(file))
     lengths = sorted(len(load_trajectory(file, StateTrajectoryRecord)) for file in files)
     assert lengths == sorted(lunar_lander_recording.episode_steps)
     assert all(steps > 100 for steps in lengths)  # landings, not early crashes

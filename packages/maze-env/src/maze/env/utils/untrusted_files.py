@@ -28,6 +28,7 @@ no valid YAML/JSON raises the parser's own error (``yaml.YAMLError``,
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from collections.abc import Sequence
@@ -145,12 +146,22 @@ class _OmegaConfYamlLoader(_yaml_base()):  # type: ignore[misc]
         return super().construct_mapping(node, deep=deep)
 
 
-try:  # the implicit scalar types OmegaConf.load uses (a data table, not code)
-    from omegaconf._utils import get_yaml_loader as _omegaconf_yaml_loader
+def _use_omegaconf_scalars() -> None:
+    """Gives the loader the implicit scalar types OmegaConf.load uses (a data table, not code).
 
-    _OmegaConfYamlLoader.yaml_implicit_resolvers = dict(_omegaconf_yaml_loader().yaml_implicit_resolvers)
-except (ImportError, AttributeError):  # pragma: no cover - another OmegaConf: YAML 1.1 scalars
-    pass
+    OmegaConf keeps its loader in ``omegaconf._yaml`` (2.4) or ``omegaconf._utils`` (2.3); with
+    neither, scalars are read by YAML 1.1's rules (``1e-3`` stays a string).
+    """
+    for module_name in ("omegaconf._yaml", "omegaconf._utils"):
+        try:
+            loader = importlib.import_module(module_name).get_yaml_loader()
+        except (ImportError, AttributeError, TypeError):
+            continue
+        _OmegaConfYamlLoader.yaml_implicit_resolvers = dict(loader.yaml_implicit_resolvers)
+        return
+
+
+_use_omegaconf_scalars()
 
 
 _OPENING = (yaml.MappingStartEvent, yaml.SequenceStartEvent)

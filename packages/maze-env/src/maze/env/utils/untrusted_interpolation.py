@@ -190,7 +190,8 @@ class _BoundedResolver:
         frame = _Frame(size=len(text))
         self._frames.append(frame)
         visitor = GrammarVisitor(
-            node_interpolation_callback=lambda key, memo: self._referenced(key, path),
+            # omegaconf 2.3 passes the key as text, 2.4 as a NodeInterpolationKey holding it in .raw
+            node_interpolation_callback=lambda key, memo: self._referenced(getattr(key, "raw", key), path),
             resolver_interpolation_callback=lambda name, args, args_str: self._refuse_resolver(name, path),
             memo=None,
         )
