@@ -108,4 +108,4 @@ def test_rollouts_on_the_cluster_give_the_sequential_statistics(
         tables.append(dict(runner.last_stats))
 
     assert tables[0] == tables[1]
-    assert len(list((tmp_path / "ray" / "trajectory_data").glob("*.pkl"))) == 8
+    assert len(list((tmp_path / "ray" / "trajectory_data").glob("*.traj.npz"))) == 8

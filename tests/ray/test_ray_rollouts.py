@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import ray_test_envs
 from maze.env.log_events.log_events_writer import read_event_log_tsv
+from maze.env.trajectory_recording import episode_id_of
 from maze.env.utils.seeding import MazeSeeding
 from maze.rollout import RayRolloutRunner, RolloutRunner, RolloutWorkerError, SequentialRolloutRunner
 
@@ -31,7 +32,7 @@ def _roll_out(runner: RolloutRunner, env: Any, run_dir: Path, monkeypatch: pytes
 
 def _episode_ids(run_dir: Path) -> list[str]:
     """The episode ids of the trajectory files and of the reward event log rows (one row per step)."""
-    files = sorted(path.stem for path in (run_dir / "trajectory_data").glob("*.pkl"))
+    files = sorted(episode_id_of(path) for path in (run_dir / "trajectory_data").glob("*.traj.npz"))
     assert files == sorted({row.episode_id for row in read_event_log_tsv(run_dir / REWARD_LOG)})
     return files
 
@@ -52,7 +53,7 @@ def test_ray_rollouts_give_the_statistics_and_outputs_of_the_sequential_runner(
 def _kill_an_actor_mid_run(runner: RayRolloutRunner, ray: Any, run_dir: Path, killed: list[int]) -> None:
     """Kills the process of the runner's first actor once two episodes were written (others are running)."""
     deadline = time.monotonic() + 120
-    while len(list(run_dir.glob("trajectory_data/*.pkl"))) < 2 and time.monotonic() < deadline:
+    while len(list(run_dir.glob("trajectory_data/*.traj.npz"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.02)
     os.kill(ray.get(runner.actors[0].pid.remote()), signal.SIGKILL)
     killed.append(1)
@@ -93,7 +94,7 @@ def test_an_actor_dying_more_often_than_max_restarts_is_one_clear_error(
 def _remove_the_worker_node_mid_run(cluster: Any, run_dir: Path, removed: list[int]) -> None:
     """Removes the cluster's worker node (with the actor on it) once two episodes were written."""
     deadline = time.monotonic() + 120
-    while len(list(run_dir.glob("trajectory_data/*.pkl"))) < 2 and time.monotonic() < deadline:
+    while len(list(run_dir.glob("trajectory_data/*.traj.npz"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.02)
     (node,) = cluster.worker_nodes
     cluster.remove_node(node)
