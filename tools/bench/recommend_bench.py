@@ -10,15 +10,14 @@ the workers are started before timing, their start-up is reported apart):
   untrained, one torch thread: a policy forward per sub-step).
 
 Requests of all cases alternate round by round; p50 and p99 are over all timed requests.
-``EXTRA_ROWS`` is the hook for rows measured elsewhere (the agent service's p50/p99 under
-concurrent clients): callables ``(quick) -> list[LatencyRow]`` appended to the table.
+A second table holds the agent service's p50/p99 under 8 concurrent clients
+(:mod:`tools.bench.recommend_service_bench`).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib.resources import files
 from typing import Any
@@ -32,8 +31,9 @@ from maze.env.utils.spaces_config import SpacesConfig
 from maze.perception.models import build_model_composer
 
 from .harness import RESULTS_DIR, machine
+from .recommend_service_bench import markdown_rows, measure_service
 
-__all__ = ["EXTRA_ROWS", "LatencyRow", "main"]
+__all__ = ["LatencyRow", "main"]
 
 TITLE = "Recommendation latency (recommend(k=3, horizon=20, n_rollouts=4), masked structured Cutting-2D)"
 ENV = {"_target_": "maze.env.examples.cutting_2d.masked_struct_env_factory"}
@@ -51,10 +51,6 @@ class LatencyRow:
     p50_ms: float
     p99_ms: float
     note: str = ""
-
-
-EXTRA_ROWS: list[Callable[[bool], list[LatencyRow]]] = []
-"""Rows measured by other suites (e.g. the agent service under concurrent clients), appended to the table."""
 
 
 def torch_policy() -> Any:
@@ -110,9 +106,8 @@ def main(quick: bool) -> None:
     """Runs the suite; writes ``results/recommend.md`` and ``.json`` unless ``quick``."""
     print(f"\n{TITLE} ...", flush=True)
     rows, startup = measure(quick)
-    for extra in EXTRA_ROWS:
-        rows.extend(extra(quick))
-    table = markdown(rows)
+    service = measure_service(seconds=3.0 if quick else 10.0, rounds=1 if quick else 2)
+    table = markdown(rows) + "\n\n" + "\n".join(markdown_rows(service))
     notes = (
         "12 rollouts of 20 env steps (40 sub-steps) per request; the policy follows its most likely action after "
         "each candidate. Workers: a SubprocVectorEnv of 2 processes kept between requests; their start-up "
@@ -125,6 +120,12 @@ def main(quick: bool) -> None:
     RESULTS_DIR.mkdir(exist_ok=True)
     text = f"# {TITLE}\n\nMachine: {machine()}\n\n{table}\n\n{notes}\n"
     (RESULTS_DIR / "recommend.md").write_text(text, encoding="utf-8")
-    data = {"title": TITLE, "machine": machine(), "rows": [asdict(row) for row in rows], "startup_s": startup}
+    data = {
+        "title": TITLE,
+        "machine": machine(),
+        "rows": [asdict(row) for row in rows],
+        "service": asdict(service),
+        "startup_s": startup,
+    }
     (RESULTS_DIR / "recommend.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     print(f"written: {RESULTS_DIR / 'recommend.md'} and .json")
