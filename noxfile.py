@@ -165,7 +165,7 @@ def examples(session: nox.Session) -> None:
 def service(session: nox.Session) -> None:
     """The reference agent service (examples/agent_service) in a torch-free venv, driven over loopback.
 
-    The tiny CartPole run it serves is trained and exported first, in a venv of its own (maze-rl and
+    The tiny CartPole and Cutting-2D runs it serves are trained and exported first, in a venv of its own (maze-rl and
     maze-perception[onnx]: torch); the session's venv gets only the service's requirements
     (maze-env, maze-rollout, maze-deploy[onnx], fastapi, uvicorn) and the tests' pytest and httpx.
     """
@@ -181,6 +181,9 @@ def service(session: nox.Session) -> None:
     run_dir = Path(session.create_tmp()).resolve() / "tiny_run"
     shutil.rmtree(run_dir, ignore_errors=True)  # a reused venv (nox -r) keeps its tmp: the guard refuses a used run dir
     session.run(python, str(example / "tiny_run.py"), str(run_dir), external=True)
+    cutting_dir = run_dir.with_name("tiny_cutting")
+    shutil.rmtree(cutting_dir, ignore_errors=True)
+    session.run(python, str(example / "tiny_run.py"), str(cutting_dir), "cutting", external=True)
     deploy = wheel(session, "maze-deploy", "onnx")
     install_packages(
         session, "maze-rollout", extra=(deploy, "-r", str(example / "requirements.txt"), "pytest", "httpx")
@@ -189,7 +192,11 @@ def service(session: nox.Session) -> None:
         "python", "-I", "-c", "import importlib.util as u; assert u.find_spec('torch') is None, 'torch is installed'"
     )
     session.chdir(ROOT)
-    env = {"MAZE_SERVICE_MODEL_DIR": str(run_dir / "onnx"), "OMP_NUM_THREADS": "1"}
+    env = {
+        "MAZE_SERVICE_MODEL_DIR": str(run_dir / "onnx"),
+        "MAZE_SERVICE_CUTTING_DIR": str(cutting_dir / "onnx"),
+        "OMP_NUM_THREADS": "1",
+    }
     session.run("pytest", "-q", "-p", "no:cacheprovider", str(example), *session.posargs, env=env)
 
 

@@ -1,4 +1,4 @@
-"""Fixtures of the service tests: the exported tiny CartPole run, the service process on loopback."""
+"""Fixtures of the service tests: the exported tiny CartPole and Cutting-2D runs, the service process on loopback."""
 
 from __future__ import annotations
 
@@ -17,18 +17,31 @@ from agent_service.process import ServiceProcess  # noqa: E402
 from tiny_run import train_and_export  # noqa: E402
 
 MODEL_DIR_ENV = "MAZE_SERVICE_MODEL_DIR"
-"""An exported run to serve (the nox session builds it in a torch venv of its own); unset: train one here."""
+"""An exported CartPole run to serve (the nox session builds it in a torch venv of its own); unset: train one here."""
+
+CUTTING_DIR_ENV = "MAZE_SERVICE_CUTTING_DIR"
+"""An exported Cutting-2D run to serve (built as the CartPole run); unset: train one here."""
+
+
+def _export(tmp_path_factory: pytest.TempPathFactory, variable: str, env: str) -> Path:
+    given = os.environ.get(variable)
+    if given:
+        return Path(given)
+    if importlib.util.find_spec("maze.perception") is None:
+        pytest.skip(f"set {variable} to an ONNX export, or install maze-rl to train one")
+    return train_and_export(tmp_path_factory.mktemp(f"tiny_{env}") / "run", env=env)
 
 
 @pytest.fixture(scope="session")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ONNX export of the tiny CartPole run."""
-    given = os.environ.get(MODEL_DIR_ENV)
-    if given:
-        return Path(given)
-    if importlib.util.find_spec("maze.perception") is None:
-        pytest.skip(f"set {MODEL_DIR_ENV} to an ONNX export, or install maze-rl to train one")
-    return train_and_export(tmp_path_factory.mktemp("tiny_run") / "run")
+    return _export(tmp_path_factory, MODEL_DIR_ENV, "cartpole")
+
+
+@pytest.fixture(scope="session")
+def cutting_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ONNX export of the tiny Cutting-2D run (states are Python objects; the env simulates)."""
+    return _export(tmp_path_factory, CUTTING_DIR_ENV, "cutting")
 
 
 def serve(

@@ -127,6 +127,7 @@ BAD_REQUESTS: list[tuple[str, str, str, Any, int, Optional[str], str]] = [
     ("unknown episode", "POST", "unknown", {"observation": OK_STATE}, 404, "episode_id", "no open episode"),
     ("negative seed", "POST", "start", {"seed": -1}, 422, "seed", "greater than or equal to 0"),
     ("seed as text", "POST", "start", {"seed": "7"}, 422, "seed", "integer"),
+    ("recommend, no simulation", "POST", "recommend", {"maze_state": OK_STATE}, 501, None, "cannot simulate"),
     ("unknown route", "GET", "/nothing", None, 404, None, "Not Found"),
     ("wrong method", "GET", "act", None, 405, None, "Method Not Allowed"),
 ]
@@ -137,6 +138,7 @@ def route(name: str, episode_id: str) -> str:
     paths = {
         "act": f"/episodes/{episode_id}/act",
         "close": f"/episodes/{episode_id}/close",
+        "recommend": f"/episodes/{episode_id}/recommend",
         "unknown": "/episodes/0123456789abcdef/act",
         "start": "/episodes",
     }

@@ -19,6 +19,7 @@ from . import (
     lunar_bench,
     policy_bench,
     ray_bench,
+    recommend_bench,
     rllib_bench,
     rollout_bench,
     rollout_choice,
@@ -75,6 +76,7 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "impala": impala_bench.main,  # IMPALA time-to-solve against SB3 and maze PPO
     "lunar": lunar_bench.main,  # PPO, A2C, IMPALA, SAC, ES on LunarLander at the RL-Zoo's budgets; SB3 beside PPO, A2C, SAC (~2.5 h)
     "ray": ray_bench.main,  # Ray rollouts and IMPALA actors against local processes, ~2 ms env steps; Ray start-up
+    "recommend": recommend_bench.main,  # AgentDeployment.recommend latency on Cutting-2D, in-process vs 2 workers
     "rllib": rllib_bench.main,
     "rollout_choice": rollout_choice.main,  # maze-run -cn conf_rollout: runner=auto against sequential and parallel  # PPO time to solve CartPole: Maze on RLlib vs plain RLlib vs maze-run (needs maze-rllib)
     "sac": sac_bench.main,  # time to -200 on Pendulum against SB3 SAC

@@ -17,7 +17,14 @@ import uvicorn
 from maze.env.errors import ConfigurationError
 
 from .app import create_app
-from .settings import LIMIT_ENV, TOKEN_ENV, ServiceSettings, limit_from_env
+from .settings import (
+    LIMIT_ENV,
+    RECOMMEND_BUDGET_ENV,
+    TOKEN_ENV,
+    ServiceSettings,
+    budget_from_env,
+    limit_from_env,
+)
 
 LIMIT_HELP = {
     "max_body_bytes": "larger request bodies get 413 before they are read",
@@ -27,6 +34,12 @@ LIMIT_HELP = {
     "max_client_episodes": "open episodes of one client; more get 429",
     "max_info_values": "JSON values a request's info may hold; bodies with more (and a state) get 413 unparsed",
     "worker_threads": "threads that parse requests and run the deployments off the event loop",
+    "max_state_values": "JSON values a maze_state may hold (envs whose states are no observations)",
+    "recommend_threads": "recommendations computed at a time, in threads of their own",
+    "max_recommendations": "recommendations in progress (computing or queued) of all clients; more get 503",
+    "max_recommend_k": "the most candidates a recommendation may ask for",
+    "max_recommend_horizon": "the most steps of a recommendation's rollouts",
+    "max_recommend_rollouts": "the most rollouts per candidate of a recommendation",
 }
 
 
@@ -50,6 +63,14 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument(
         "--body-timeout", type=float, default=30.0, help="seconds for a request body to arrive (more: 408)"
     )
+    budget = budget_from_env()
+    parser.add_argument(
+        "--recommend-budget",
+        type=float,
+        default=budget,
+        help=f"wall-clock seconds one recommendation may take; requests may ask for less (default {budget:g}; "
+        f"${RECOMMEND_BUDGET_ENV})",
+    )
     parser.add_argument("--sample", action="store_true", help="sample actions (seeded per episode), not the mode")
     parser.add_argument("--episode-log", type=Path, default=None, help="append ended episodes here (JSON lines)")
     parser.add_argument("--log-level", default="warning")
@@ -64,6 +85,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             model_dir=args.model_dir,
             idle_timeout_s=args.idle_timeout,
             body_timeout_s=args.body_timeout,
+            recommend_budget_s=args.recommend_budget,
             **{name: getattr(args, name) for name in LIMIT_ENV},
             deterministic=not args.sample,
             episode_log=args.episode_log,

@@ -89,6 +89,19 @@ class ServiceClient:
         """Opens an episode seeded with ``seed``; returns its id."""
         return (await self.post("/episodes", {"seed": seed}))["episode_id"]
 
+    async def recommend(self, episode_id: str, maze_state: Any, **params: Any) -> dict[str, Any]:
+        """The recommendation for ``maze_state`` (its JSON data form) in episode ``episode_id``.
+
+        Args:
+            episode_id: An open episode.
+            maze_state: The state (see ``agent_service.state_data.state_to_json``).
+            **params: ``k``, ``horizon``, ``n_rollouts``, ``seed``, ``time_budget_s``.
+
+        Raises:
+            httpx.HTTPStatusError: The service refused the request.
+        """
+        return await self.post(f"/episodes/{episode_id}/recommend", {"maze_state": maze_state, **params})
+
     async def drive_episode(
         self,
         episode_id: str,

@@ -1,4 +1,4 @@
-"""Request counters and act latencies of this service process (they start at zero with the process)."""
+"""Request counters and act and recommendation latencies of this service process (they start at zero with it)."""
 
 from __future__ import annotations
 
@@ -9,39 +9,56 @@ from typing import Any
 import numpy as np
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["LATENCY_WINDOW", "Metrics", "MetricsMiddleware"]
+__all__ = ["LATENCY_WINDOW", "Latencies", "Metrics", "MetricsMiddleware"]
 
 LATENCY_WINDOW = 10_000
-"""Act latency percentiles are taken over this many most recent acts."""
+"""Latency percentiles are taken over this many most recent requests of their kind."""
+
+
+class Latencies:
+    """How many requests of one kind were answered, and the latest ``LATENCY_WINDOW`` of their latencies."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._seconds: deque[float] = deque(maxlen=LATENCY_WINDOW)
+
+    def record(self, seconds: float) -> None:
+        """Records the time one request took inside the service."""
+        self.count += 1
+        self._seconds.append(seconds)
+
+    def snapshot(self, counted: str) -> dict[str, Any]:
+        """``{counted: count, "window": n, "p50", "p90", "p99"}`` (milliseconds; no percentiles before a request)."""
+        latencies = np.array(self._seconds) * 1000.0
+        percentiles = (
+            {f"p{q}": round(float(np.percentile(latencies, q)), 3) for q in (50, 90, 99)} if len(latencies) else {}
+        )
+        return {counted: self.count, "window": len(latencies), **percentiles}
 
 
 class Metrics:
-    """Counts requests and responses by status, and keeps the latest act latencies."""
+    """Counts requests and responses by status, and keeps the latest act and recommendation latencies."""
 
     def __init__(self) -> None:
         self.started = time.monotonic()
         self.requests = 0
         self.statuses: Counter[int] = Counter()
-        self.acts = 0
-        self._act_seconds: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        self.acts = Latencies()
+        self.recommendations = Latencies()
 
     def record_act(self, seconds: float) -> None:
         """Records the time one act request took inside the service (validation, policy, reply)."""
-        self.acts += 1
-        self._act_seconds.append(seconds)
+        self.acts.record(seconds)
 
     def snapshot(self) -> dict[str, Any]:
-        """Counters and act latency percentiles (milliseconds) as plain data."""
-        latencies = np.array(self._act_seconds) * 1000.0
-        percentiles = (
-            {f"p{q}": round(float(np.percentile(latencies, q)), 3) for q in (50, 90, 99)} if len(latencies) else {}
-        )
+        """Counters and latency percentiles (milliseconds) as plain data."""
         return {
             "uptime_s": round(time.monotonic() - self.started, 3),
             "requests": self.requests,
             "errors": sum(count for status, count in self.statuses.items() if status >= 400),
             "responses_by_status": {str(status): count for status, count in sorted(self.statuses.items())},
-            "act_latency_ms": {"acts": self.acts, "window": len(latencies), **percentiles},
+            "act_latency_ms": self.acts.snapshot("acts"),
+            "recommend_latency_ms": self.recommendations.snapshot("recommendations"),
         }
 
 

@@ -17,7 +17,16 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from .errors import ServiceError, validation_error
 
-__all__ = ["ActRequest", "CloseRequest", "StartRequest", "count_exceeds", "parse_body"]
+__all__ = [
+    "ActRequest",
+    "CloseRequest",
+    "MazeStateActRequest",
+    "MazeStateCloseRequest",
+    "RecommendRequest",
+    "StartRequest",
+    "count_exceeds",
+    "parse_body",
+]
 
 _SEPARATORS = (b",", b"[", b"{", b":")
 """Every JSON value but the first follows one of these (outside strings)."""
@@ -37,20 +46,55 @@ class StartRequest(BaseModel):
     seed: Optional[Annotated[int, Field(ge=0)]] = None
 
 
-class ActRequest(BaseModel):
-    """``POST /episodes/{id}/act``: the env's current state and the reward of the step that led to it."""
+class _Step(BaseModel):
+    """What every act and close carries besides the state: the reward of the step that led to it, the info."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    observation: JsonValue
     reward: FiniteFloat = 0.0
     info: dict[str, JsonValue] = Field(default_factory=dict)
 
 
-class CloseRequest(ActRequest):
-    """``POST /episodes/{id}/close``: the final state; neither flag set means the caller cut the episode short."""
+class _Ending(BaseModel):
+    """How an episode ended: neither flag set means the caller cut it short."""
 
     terminated: bool = False
     truncated: bool = False
+
+
+class ActRequest(_Step):
+    """``POST /episodes/{id}/act``: the env's current state (a gymnasium observation) and its reward."""
+
+    observation: JsonValue
+
+
+class CloseRequest(ActRequest, _Ending):
+    """``POST /episodes/{id}/close``: the final state; neither flag set means the caller cut the episode short."""
+
+
+class MazeStateActRequest(_Step):
+    """``act`` of an env whose states are no observations: the MazeState in its data form (see ``state_data``)."""
+
+    maze_state: JsonValue
+
+
+class MazeStateCloseRequest(MazeStateActRequest, _Ending):
+    """``close`` of an env whose states are no observations."""
+
+
+class RecommendRequest(BaseModel):
+    """``POST /episodes/{id}/recommend``: the env's current MazeState and the forecast's size.
+
+    The service bounds ``k``, ``horizon`` and ``n_rollouts`` by its settings and ``time_budget_s``
+    by its own budget (a request may ask for less, never more).
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    maze_state: JsonValue
+    k: Annotated[int, Field(ge=1)] = 3
+    horizon: Annotated[int, Field(ge=1)] = 20
+    n_rollouts: Annotated[int, Field(ge=1)] = 4
+    seed: Annotated[int, Field(ge=0, lt=1 << 63)] = 0
+    time_budget_s: Optional[Annotated[float, Field(gt=0, allow_inf_nan=False)]] = None
 
 
 def count_exceeds(body: bytes, budget: int) -> bool:

@@ -11,6 +11,7 @@ after ``episode_steps`` steps (a time limit: there is no terminal state).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -20,6 +21,8 @@ from maze.env.core.conversion import ActionConversionInterface, ObservationConve
 from maze.env.core.core_env import CoreEnv
 from maze.env.core.events import Pubsub
 from maze.env.core.maze_env import MazeEnv
+from maze.env.core.mixins import SimulatedEnvMixin
+from maze.env.core.simulation import SimulatedMazeEnv
 
 from thermostat.events import ThermostatEvents, ThermostatKpiCalculator
 
@@ -46,8 +49,8 @@ class HeatPumpSetting:
     power: float
 
 
-class ThermostatCoreEnv(CoreEnv):
-    """The simulation.
+class ThermostatCoreEnv(CoreEnv, SimulatedEnvMixin):
+    """The simulation; as a :class:`SimulatedEnvMixin` it can copy another room or start from a :class:`RoomState`.
 
     Args:
         episode_steps: Steps per episode.
@@ -98,6 +101,33 @@ class ThermostatCoreEnv(CoreEnv):
 
     def close(self) -> None:
         """Nothing to release."""
+
+    def clone_from(self, env: Any) -> None:
+        """Copies the state and the weather generator's state of ``env`` (a ThermostatCoreEnv with the same parameters).
+
+        Raises:
+            ValueError: ``env`` is of another class or has other parameters.
+        """
+        if type(env) is not type(self) or env.parameters() != self.parameters():
+            raise ValueError(f"{type(self).__name__}.clone_from needs a {type(self).__name__} with {self.parameters()}")
+        self.state = env.state  # frozen: sharing it is safe
+        self.rng = copy.deepcopy(env.rng)
+        self.context.step_id = env.context.step_id
+
+    def set_maze_state(self, maze_state: RoomState) -> None:
+        """Continues from ``maze_state`` (its ``step`` becomes the env time); the weather generator is left as it is.
+
+        Raises:
+            ValueError: ``maze_state`` is no RoomState.
+        """
+        if not isinstance(maze_state, RoomState):
+            raise ValueError(f"ThermostatCoreEnv.set_maze_state takes a RoomState, got {type(maze_state).__name__}")
+        self.state = maze_state
+        self.context.step_id = maze_state.step
+
+    def parameters(self) -> tuple[int, float, float, float]:
+        """``(episode_steps, leak, gain, energy_price)``."""
+        return self.episode_steps, self.leak, self.gain, self.energy_price
 
     def _new_episode(self) -> RoomState:
         return RoomState(
@@ -153,7 +183,7 @@ class ThermostatAction(ActionConversionInterface):
         return spaces.Dict({"power": spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float32)})
 
 
-class ThermostatEnv(MazeEnv[ThermostatCoreEnv]):
+class ThermostatEnv(SimulatedMazeEnv, MazeEnv[ThermostatCoreEnv]):
     """The MazeEnv: a flat env, one observation and one action conversion under sub-step key 0."""
 
     def __init__(self, core_env: ThermostatCoreEnv, absolute_temperatures: bool = False) -> None:

@@ -26,6 +26,7 @@ from maze.deploy.errors import (
 from maze.deploy.external_core_env import ExternalCoreEnv
 from maze.deploy.onnx_policy import OnnxPolicy
 from maze.deploy.policy_executor import PolicyExecutor
+from maze.deploy.recommendation import CandidateForecast, Recommendation, Statistic, rollout_seed
 from maze.deploy.stack_policy import StackPolicy
 
 __version__ = _version("maze-deploy")
@@ -37,6 +38,10 @@ __all__ = [
     "OnnxPolicy",
     "PolicyExecutor",
     "StackPolicy",
+    "Recommendation",
+    "CandidateForecast",
+    "Statistic",
+    "rollout_seed",
     "ActionCandidates",
     "MazeActionCandidates",
     "DeploymentError",

@@ -8,8 +8,8 @@ import numbers
 import os
 import sys
 import threading
-from collections.abc import Iterable
-from typing import Any, Optional, Union
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 from maze.deploy.action_candidates import ActionCandidates, MazeActionCandidates
@@ -24,6 +24,7 @@ from maze.deploy.observation_check import ObservationCheck
 from maze.deploy.onnx_run_dir import OnnxRunDir
 from maze.deploy.policy_executor import PolicyExecutor, build_policy
 from maze.deploy.run_dir import TrainingRunDir
+from maze.deploy.simulation_factory import copied_stack_factory, simulation_factory_of
 from maze.deploy.stack import ActionPath, NormalizationStatistics, build_deployment_stack
 from maze.env.core.actor import ActorID
 from maze.env.core.events import EventRecord
@@ -31,6 +32,9 @@ from maze.env.errors import ConfigurationError
 from maze.env.log_stats.global_state import increment_log_step
 from maze.env.utils.factory import CollectionOfConfigType, ConfigType, to_plain_config
 from maze.env.utils.trust import modules_named_in, trusted_targets_only
+
+if TYPE_CHECKING:
+    from maze.deploy.recommendation import Recommendation
 
 __all__ = ["AgentDeployment"]
 
@@ -100,6 +104,11 @@ class AgentDeployment:
             slower, most of all on a busy host (about 5x per ``act`` measured), so the
             default is 1; raise it for large models on an idle host. The setting is
             process-wide; None keeps the process's setting. Without torch nothing changes.
+        simulation_env_factory: Builds the simulation env of :meth:`recommend` (a
+            :class:`~maze.env.core.mixins.SimulatedEnvMixin` with the deployment's wrapper
+            stack; cloudpickled into worker processes). None: built from ``env`` and
+            ``wrappers`` when they are configs (an env instance is deep-copied before the
+            deployment takes it over), with the deployment's normalization statistics.
 
     Raises:
         ConfigurationError: For bad configs, an env already used by another deployment,
@@ -116,8 +125,13 @@ class AgentDeployment:
         normalization_statistics: Optional[NormalizationStatistics] = None,
         logging_prefix: Optional[str] = "deployment",
         cpu_threads: Optional[int] = 1,
+        simulation_env_factory: Optional[Callable[[], Any]] = None,
     ) -> None:
         _check_cpu_threads(cpu_threads)
+        self._simulation_env_factory = simulation_env_factory or simulation_factory_of(
+            env, wrappers, normalization_statistics
+        )
+        self._recommender: Any = None
         stack = build_deployment_stack(env, wrappers, normalization_statistics, logging_prefix)
         self.env = stack.env
         self.external_env = stack.external_env
@@ -341,6 +355,77 @@ class AgentDeployment:
             self._phase, self._pending, self._failure, self._seed = _Phase.READY, None, "", seed
         finally:
             self._lock.release()
+
+    # --- recommendations -------------------------------------------------------------------
+
+    def recommend(
+        self,
+        maze_state: Any,
+        *,
+        k: int = 3,
+        horizon: int = 20,
+        n_rollouts: int = 4,
+        seed: int = 0,
+        n_workers: int = 0,
+        time_budget_s: Optional[float] = None,
+        actor_id: Optional[ActorID] = None,
+    ) -> Recommendation:
+        """The policy's ``k`` most likely legal actions in ``maze_state``, each with a simulated forecast.
+
+        For every candidate, ``n_rollouts`` rollouts of a simulation env set to ``maze_state``
+        take the candidate first and then the policy's most likely actions for up to
+        ``horizon`` env steps (fewer when the episode ends); rollout ``i`` of every candidate
+        is seeded with :func:`~maze.deploy.recommendation.rollout_seed` ``(seed, i)``, so the
+        result is the same for a seed whether the rollouts run in this process or in
+        ``n_workers`` worker processes. The live episode is not touched (no ``act`` is
+        needed before, none is affected after). See :mod:`maze.deploy.recommender`.
+
+        Args:
+            maze_state: The MazeState to recommend in (as ``act`` takes it).
+            k: How many candidates (fewer when the policy's masks allow fewer actions).
+            horizon: Env steps per rollout, the candidate's included.
+            n_rollouts: Seeded rollouts per candidate.
+            seed: Seed the rollout seeds are derived from.
+            n_workers: 0: rollouts run in this process; n > 0: in n worker processes (kept
+                between calls; :meth:`close_recommender` stops them).
+            time_budget_s: Wall-clock budget; rollouts unfinished by then are not counted.
+            actor_id: The actor to recommend for (structured envs; None: the env's current actor).
+
+        Returns:
+            The :class:`~maze.deploy.recommendation.Recommendation`, most likely candidate first.
+
+        Raises:
+            SimulationUnsupportedError: The simulation env lacks the SimulatedEnvMixin.
+            ConfigurationError: Bad arguments, or no simulation env can be built.
+            ConcurrentUseError: Another thread is inside this deployment.
+            PolicyExecutionError: The policy raised or cannot rank candidates.
+        """
+        from maze.deploy.recommender import Recommender
+
+        if not self._lock.acquire(blocking=False):
+            raise self._busy("recommend")
+        try:
+            if self._recommender is None:
+                factory = self._simulation_env_factory or copied_stack_factory(self.env)
+                self._recommender = Recommender(self.policy, factory)
+            return self._recommender.recommend(
+                maze_state,
+                k=k,
+                horizon=horizon,
+                n_rollouts=n_rollouts,
+                seed=seed,
+                n_workers=n_workers,
+                time_budget_s=time_budget_s,
+                actor_id=actor_id,
+            )
+        finally:
+            self._lock.release()
+
+    def close_recommender(self) -> None:
+        """Stops the worker processes of :meth:`recommend` (if any); a later call starts them again."""
+        recommender, self._recommender = self._recommender, None
+        if recommender is not None:
+            recommender.close()
 
     # --- helpers ---------------------------------------------------------------------------
 

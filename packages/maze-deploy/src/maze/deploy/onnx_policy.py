@@ -99,6 +99,7 @@ class OnnxPolicy(Policy):
         intra_op_threads: int = 1,
     ) -> None:
         self.model_dir = Path(model_dir).expanduser()
+        self.intra_op_threads = intra_op_threads
         self.metadata = read_metadata(self.model_dir)
         try:
             self.spaces_config = SpacesConfig.from_data(self.metadata["spaces"])
@@ -122,6 +123,10 @@ class OnnxPolicy(Policy):
             self.networks[key] = self._load(entry, onnxruntime, options)
         self.separate_agent_steps = {key[0] for key in self.networks if isinstance(key, tuple)}
         self._rng = np.random.default_rng()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickles as the export directory (onnxruntime sessions do not pickle): workers reopen the same files."""
+        return type(self), (self.model_dir, None, None, self.intra_op_threads), {"_rng": self._rng}
 
     # --- the policy interface ------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["MazeError", "ConfigurationError", "InvalidActionError", "EnvWorkerError"]
+__all__ = ["MazeError", "ConfigurationError", "InvalidActionError", "EnvWorkerError", "SimulationUnsupportedError"]
 
 
 class MazeError(Exception):
@@ -19,3 +19,7 @@ class InvalidActionError(MazeError, ValueError):
 
 class EnvWorkerError(MazeError, RuntimeError):
     """An env inside a vector env worker raised, or its worker process died."""
+
+
+class SimulationUnsupportedError(MazeError, TypeError):
+    """An env was asked to act as a simulation (clone, set to a MazeState) but lacks the ``SimulatedEnvMixin``."""

@@ -7,6 +7,8 @@
   figure functions of :mod:`maze.viz.plots`.
 * Training curves: :func:`tensorboard_to_pandas` and :func:`plot_run_comparison` (the
   ``tensorboard`` extra); :func:`mlflow_to_pandas` for runs in an MLflow store (the ``mlflow`` extra).
+* Recommendations of a deployed agent (``AgentDeployment.recommend``, the agent service):
+  :class:`NotebookRecommendationViewer` and :func:`plot_recommendation`.
 * :class:`InferenceGraph`: inference-graph drawing to PDF.
 """
 
@@ -24,6 +26,7 @@ from maze.viz.plots import (
     create_violin_distribution,
     figure_to_png,
 )
+from maze.viz.recommendation import NotebookRecommendationViewer, plot_recommendation, recommendation_data
 from maze.viz.run_comparison import DEFAULT_METRIC, RunDataError, plot_run_comparison, tensorboard_to_pandas
 from maze.viz.stats_renderers import EventStatsRenderer, StepStatsRenderer
 from maze.viz.trajectories import describe_step, load_state_trajectory, render_step, replay_renderer, trajectory_files
@@ -34,6 +37,9 @@ __all__ = [
     "InferenceGraph",
     "NotebookTrajectoryViewer",
     "NotebookEventLogsViewer",
+    "NotebookRecommendationViewer",
+    "plot_recommendation",
+    "recommendation_data",
     "KeyboardControlledTrajectoryViewer",
     "StepStatsRenderer",
     "EventStatsRenderer",

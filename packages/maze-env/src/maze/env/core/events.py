@@ -267,12 +267,18 @@ class _TopicProxy:
         self._service = service
 
     def __getattr__(self, name: str) -> Callable[..., None]:
+        if name.startswith("_"):  # also while copy/pickle rebuild a proxy that has no _topic yet
+            raise AttributeError(name)
         method = getattr(self._topic, name, None)
-        if method is None or not callable(method) or name.startswith("_"):
+        if method is None or not callable(method):
             raise AttributeError(f"event topic {self._topic.__name__} declares no event {name!r}")
         fire = self._service.event_firer(self._topic, method)
         setattr(self, name, fire)  # later calls skip __getattr__
         return fire
+
+    def __reduce__(self) -> tuple[type, tuple[type, EventService]]:
+        """Copies and pickles rebuild the proxy on the copied service (cached firers write to the original's)."""
+        return _TopicProxy, (self._topic, self._service)
 
 
 class Pubsub:

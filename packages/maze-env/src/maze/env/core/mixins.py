@@ -72,8 +72,37 @@ class EventEnvMixin(metaclass=StackTransparentMeta):
 
 
 class SimulatedEnvMixin(metaclass=StackTransparentMeta):
-    """The env can copy the state of another env of its kind (for look-ahead planning)."""
+    """The env can act as a simulation: copy another env of its kind, or continue from a given MazeState.
+
+    Look-ahead planning and ``AgentDeployment.recommend`` use it. The contract (checked by
+    :func:`maze.env.testing.check_simulated_env`):
+
+    * :meth:`clone_from` makes this env an independent copy of another env's current state,
+      mid-episode, including the state of its random generators: both continue identically
+      under the same actions, and stepping (or re-seeding) one never changes the other.
+    * :meth:`set_maze_state` makes this env continue from a MazeState as if an episode had
+      reached it. It leaves the env's random generators as they are; a seeded simulation
+      from a state is ``env.reset(seed=seed)`` followed by ``env.set_maze_state(maze_state)``.
+
+    CoreEnvs implement both methods; their MazeEnv inherits
+    :class:`maze.env.core.simulation.SimulatedMazeEnv`, which delegates to the core env and
+    keeps the MazeEnv's own record of the current state in step. Wrapper stacks pass both
+    calls inward (``isinstance`` sees the mixin through wrappers); wrappers keep their own
+    episode state (e.g. a time limit's step count) as their last ``reset`` left it.
+    """
 
     @abstractmethod
     def clone_from(self, env: Any) -> None:
-        """Makes this env an independent copy of ``env``'s current state."""
+        """Makes this env an independent copy of ``env``'s current state (an env of the same kind and config).
+
+        Raises:
+            ValueError: ``env`` is of another kind or built with another config.
+        """
+
+    @abstractmethod
+    def set_maze_state(self, maze_state: Any) -> None:
+        """Makes this env continue from ``maze_state`` (random generators unchanged).
+
+        Raises:
+            ValueError: ``maze_state`` does not fit this env (e.g. another inventory capacity).
+        """

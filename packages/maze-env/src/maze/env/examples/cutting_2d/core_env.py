@@ -9,6 +9,7 @@ from typing import Any, Optional
 import numpy as np
 from maze.env.core.core_env import CoreEnv
 from maze.env.core.events import Pubsub
+from maze.env.core.mixins import SimulatedEnvMixin
 from maze.env.core.reward import RewardAggregatorInterface
 from maze.env.errors import ConfigurationError
 from maze.env.examples.cutting_2d.events import CuttingEvents, InventoryEvents
@@ -25,7 +26,7 @@ _INVALID_ACTION_REWARD = -2.0
 _RAW_PIECE_REWARD = -1.0
 
 
-class Cutting2DCoreEnvironment(CoreEnv):
+class Cutting2DCoreEnvironment(CoreEnv, SimulatedEnvMixin):
     """Online 2D guillotine cutting stock.
 
     Every step brings one customer order (an ``(x, y)`` size from ``static_demand``). The
@@ -46,6 +47,13 @@ class Cutting2DCoreEnvironment(CoreEnv):
     The env never terminates or truncates an episode by itself; bound episodes with a
     :class:`~maze.env.wrappers.time_limit.TimeLimitWrapper`. It has no randomness:
     ``reset(seed=...)`` is accepted and changes nothing.
+
+    As a simulation (:class:`~maze.env.core.mixins.SimulatedEnvMixin`): ``clone_from`` copies
+    the inventory, the position in the demand cycle and the env time of another env built
+    with the same capacity, raw piece size and demand; ``set_maze_state`` takes the inventory
+    of a :class:`Cutting2DMazeState` and continues the demand cycle at the first position
+    whose order is the state's ``current_demand`` (the state does not say which of several
+    equal orders of a cycle is pending).
 
     Args:
         max_pieces_in_inventory: Inventory capacity.
@@ -148,6 +156,47 @@ class Cutting2DCoreEnvironment(CoreEnv):
 
     def close(self) -> None:
         """Nothing to release."""
+
+    def clone_from(self, env: Any) -> None:
+        """Copies inventory, demand position and env time of ``env`` (same class and config); shares no list.
+
+        Raises:
+            ValueError: ``env`` is of another class or config.
+        """
+        if type(env) is not type(self) or env.simulation_config() != self.simulation_config():
+            raise ValueError(
+                f"{type(self).__name__}.clone_from needs a {type(self).__name__} with the config "
+                f"{self.simulation_config()}, got {type(env).__name__}"
+                + (f" with {env.simulation_config()}" if isinstance(env, Cutting2DCoreEnvironment) else "")
+            )
+        self._time = env._time
+        self.inventory.pieces = list(env.inventory.pieces)
+        self.context.step_id = env.context.step_id
+
+    def set_maze_state(self, maze_state: Cutting2DMazeState) -> None:
+        """Takes the inventory and pending order of ``maze_state`` (see the class docstring).
+
+        Raises:
+            ValueError: The state's capacity, raw piece size, inventory or order do not fit this env.
+        """
+        capacity, raw = maze_state.max_pieces_in_inventory, tuple(maze_state.raw_piece_size)
+        if capacity != self.max_pieces_in_inventory or raw != self.raw_piece_size:
+            raise ValueError(
+                f"the MazeState has capacity {capacity} and raw pieces {raw}; this env has "
+                f"{self.max_pieces_in_inventory} and {self.raw_piece_size}"
+            )
+        pieces = [(int(x), int(y)) for x, y in maze_state.inventory]
+        if len(pieces) > capacity:
+            raise ValueError(f"the MazeState stores {len(pieces)} pieces, more than its capacity {capacity}")
+        order = tuple(int(v) for v in maze_state.current_demand)
+        if order not in self.demand:
+            raise ValueError(f"the MazeState's order {order} is not part of this env's demand cycle {self.demand}")
+        self._time = self.demand.index(order)
+        self.inventory.pieces = pieces
+
+    def simulation_config(self) -> tuple[int, Piece, tuple[Piece, ...]]:
+        """``(max_pieces_in_inventory, raw_piece_size, demand)``: what an env to clone from must share."""
+        return self.max_pieces_in_inventory, self.raw_piece_size, tuple(self.demand)
 
     def _start_episode(self) -> None:
         """An inventory holding one raw piece, and the demand cycle at its start."""

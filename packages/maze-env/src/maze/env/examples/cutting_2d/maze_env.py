@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from maze.env.core.maze_env import MazeEnv
+from maze.env.core.simulation import SimulatedMazeEnv
 from maze.env.examples.cutting_2d.conversions import ActionConversion, ObservationConversion
 from maze.env.examples.cutting_2d.core_env import Cutting2DCoreEnvironment
 from maze.env.examples.cutting_2d.reward import DefaultRewardAggregator
@@ -15,8 +16,8 @@ from maze.env.utils.trust import trusted_factory
 __all__ = ["Cutting2DEnvironment", "maze_env_factory"]
 
 
-class Cutting2DEnvironment(MazeEnv[Cutting2DCoreEnvironment]):
-    """The Cutting-2D core env with dict observations and actions (see :mod:`.conversions`).
+class Cutting2DEnvironment(SimulatedMazeEnv, MazeEnv[Cutting2DCoreEnvironment]):
+    """The Cutting-2D core env with dict observations and actions (see :mod:`.conversions`); a simulation env.
 
     Args:
         core_env: The simulation.

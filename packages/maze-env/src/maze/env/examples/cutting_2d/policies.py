@@ -67,6 +67,12 @@ def choose_cut(selected_piece: np.ndarray, ordered_piece: np.ndarray) -> tuple[i
     return int(rotation), cut_order
 
 
+def _largest_remainder(piece: tuple[int, int], order: tuple[int, int], rotation: int, cut_order: int) -> float:
+    """Area of the largest remainder of cutting ``order`` (rotated if ``rotation``) out of ``piece``."""
+    oriented = (order[1], order[0]) if rotation else order
+    return float(max((w * h for w, h in cut_residuals(piece, oriented, bool(cut_order))), default=0))
+
+
 def _is_cutting_step(observation: dict[str, Any], actor_id: Optional[ActorID]) -> bool:
     """Sub-step 1 of the structured envs; recognised from the observation without ``actor_id``."""
     return actor_id.step_key == 1 if actor_id is not None else "selected_piece" in observation
@@ -80,7 +86,46 @@ class Cutting2DGreedyPolicy(Policy):
     """The greedy heuristic for the structured (and masked structured) env.
 
     Sub-step 0 answers ``{"piece_idx"}``, sub-step 1 ``{"cut_rotation", "cut_order"}``.
+    :meth:`compute_top_action_candidates` ranks the valid actions by the same scores
+    (selection: smaller piece area first; cut: larger largest remainder first), with the
+    probabilities of a softmax over the scores, so its first candidate is the greedy action.
     """
+
+    def compute_top_action_candidates(
+        self,
+        observation: dict[str, Any],
+        num_candidates: Optional[int],
+        maze_state: Optional[Any] = None,
+        env: Optional[Any] = None,
+        actor_id: Optional[ActorID] = None,
+    ) -> tuple[list[dict[str, Any]], list[float]]:
+        """The valid actions of the acting sub-step, best first (the greedy action alone when none is valid)."""
+        if _is_cutting_step(observation, actor_id):
+            piece = (int(observation["selected_piece"][0]), int(observation["selected_piece"][1]))
+            order = (int(observation["ordered_piece"][0]), int(observation["ordered_piece"][1]))
+            rotations = np.flatnonzero(cutting_mask(observation["selected_piece"], observation["ordered_piece"]))
+            options = [
+                (
+                    {"cut_rotation": int(rotation), "cut_order": cut_order},
+                    _largest_remainder(piece, order, rotation, cut_order),
+                )
+                for rotation in rotations
+                for cut_order in (0, 1)
+            ]
+        else:
+            inventory, order = observation["inventory"], observation["ordered_piece"]
+            valid = np.flatnonzero(inventory_mask(inventory, _inventory_size(observation), order))
+            options = [
+                ({"piece_idx": int(index)}, -float(inventory[index][0] * inventory[index][1])) for index in valid
+            ]
+        if not options:
+            return [self.compute_action(observation, actor_id=actor_id)], [1.0]
+        options.sort(key=lambda option: -option[1])  # stable: ties keep the greedy order
+        scores = np.array([score for _, score in options])
+        probabilities = np.exp(scores - scores.max())
+        probabilities /= probabilities.sum()
+        count = len(options) if num_candidates is None else num_candidates
+        return [action for action, _ in options[:count]], [float(p) for p in probabilities[:count]]
 
     def compute_action(
         self,

@@ -20,6 +20,7 @@ from gymnasium import spaces
 from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.core.conversion import ActionConversionInterface, ObservationConversionInterface
 from maze.env.core.maze_env import MazeEnv
+from maze.env.core.simulation import SimulatedMazeEnv
 from maze.env.examples.cutting_2d.conversions import ObservationConversion, ordered_piece_space
 from maze.env.examples.cutting_2d.core_env import Cutting2DCoreEnvironment
 from maze.env.examples.cutting_2d.maze_action import Cutting2DMazeAction, Cutting2DPieceSelection
@@ -100,6 +101,23 @@ class StructuredCutting2DCoreEnvironment(Cutting2DCoreEnvironment):
     def get_maze_state(self) -> Cutting2DMazeState:
         """The flat MazeState plus the piece selected for the pending cut."""
         return dataclasses.replace(super().get_maze_state(), selected_piece_id=self._selected_piece_id)
+
+    def clone_from(self, env: Any) -> None:
+        """Also copies the pending sub-step and selection (see :meth:`Cutting2DCoreEnvironment.clone_from`)."""
+        super().clone_from(env)
+        self._sub_step, self._selected_piece_id, self._last_reward = (
+            env._sub_step,
+            env._selected_piece_id,
+            env._last_reward,
+        )
+
+    def set_maze_state(self, maze_state: Cutting2DMazeState) -> None:
+        """Also takes the selected piece: a state with ``selected_piece_id`` continues at the cutting sub-step."""
+        super().set_maze_state(maze_state)
+        selected = maze_state.selected_piece_id
+        self._selected_piece_id = None if selected is None else int(selected)
+        self._sub_step = SELECTION_STEP if selected is None else CUTTING_STEP
+        self._last_reward = None
 
     def actor_id(self) -> ActorID:
         """``(0, 0)`` selects, ``(1, 0)`` cuts."""
@@ -188,7 +206,7 @@ class CuttingActionConversion(ActionConversionInterface):
         return spaces.Dict({"cut_rotation": spaces.Discrete(2), "cut_order": spaces.Discrete(2)})
 
 
-class StructuredCutting2DEnvironment(MazeEnv[StructuredCutting2DCoreEnvironment]):
+class StructuredCutting2DEnvironment(SimulatedMazeEnv, MazeEnv[StructuredCutting2DCoreEnvironment]):
     """The structured Cutting-2D MazeEnv: different spaces for the selection and the cutting sub-step.
 
     Subclasses change the observations by overriding the two conversion classes.
