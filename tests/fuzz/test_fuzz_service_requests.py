@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(ROOT / "examples" / "agent_service"))
 from agent_service.errors import ServiceError  # noqa: E402
-from agent_service.schema import ActRequest, CloseRequest, StartRequest, parse_body  # noqa: E402
+from agent_service.schema import ActRequest, CloseRequest, RecommendRequest, StartRequest, parse_body  # noqa: E402
 from agent_service.spaces_json import FieldError, JsonSpace, json_values  # noqa: E402
+from agent_service.state_data import DataState  # noqa: E402
+from maze.env.examples.cutting_2d import Cutting2DMazeState  # noqa: E402
 
 OBSERVATION_SPACE = spaces.Dict(
     {
@@ -78,6 +80,34 @@ def test_observations_of_the_wrong_shape_and_kind_are_handled(observation: dict)
     assert_handled(_act, json.dumps(document).encode(), CLEAN_ERRORS)
 
 
+CUTTING_STATE = DataState(Cutting2DMazeState)
+_RECOMMEND = {
+    "maze_state": {"inventory": [[4, 3], [2, 3]], "max_pieces_in_inventory": 50, "current_demand": [1, 2],
+                   "raw_piece_size": [4, 3]},
+    "k": 3, "horizon": 20, "n_rollouts": 4, "seed": 0,
+}  # fmt: skip
+
+
+def _recommend(body: bytes) -> None:
+    request = parse_body(RecommendRequest, body, MAX_VALUES)
+    CUTTING_STATE.decode(request.maze_state, "maze_state")
+
+
+@given(mutations([json.dumps(_RECOMMEND).encode()]))
+def test_mutated_recommend_bodies_are_handled(body: bytes) -> None:
+    assert_handled(_recommend, body, CLEAN_ERRORS)
+
+
+@given(
+    st.dictionaries(st.sampled_from(["inventory", "max_pieces_in_inventory", "current_demand", "other"]), JSON_VALUES)
+)
+def test_maze_states_of_the_wrong_shape_and_kind_are_handled(fields: dict) -> None:
+    document = {**_RECOMMEND, "maze_state": {**_RECOMMEND["maze_state"], **fields}}
+    assert_handled(_recommend, json.dumps(document).encode(), CLEAN_ERRORS)
+
+
 def test_the_seed_body_is_a_valid_request() -> None:
     request = parse_body(ActRequest, SEEDS[0], MAX_VALUES)
     assert OBSERVATION_SPACE.contains(OBSERVATION.decode(request.observation, "observation"))
+    recommend = parse_body(RecommendRequest, json.dumps(_RECOMMEND).encode(), MAX_VALUES)
+    assert CUTTING_STATE.decode(recommend.maze_state, "maze_state").inventory == [(4, 3), (2, 3)]
