@@ -111,6 +111,28 @@ def test_a_target_given_on_the_command_line_drops_the_default_groups_keys(tmp_pa
     assert "n_bins: 4" in recorded and "render_mode" not in recorded
 
 
+def test_a_kwargs_factory_given_on_the_command_line_trains_without_the_default_groups_keys(tmp_path: Path) -> None:
+    """A factory taking ``**kwargs`` that passes them on: the default group's keys are dropped with one note."""
+    folder = copy_example(tmp_path / "your_own_env")
+    (folder / "kwargs_factory.py").write_text(
+        "from sorting import make_sorting_env\n\n\ndef make_env(**kwargs):\n    return make_sorting_env(**kwargs)\n"
+    )
+    command = (
+        "maze-run -cd conf -cn conf_train algorithm=ppo runner=dev env._target_=kwargs_factory.make_env +env.n_bins=4 "
+        "wrappers=sorting algorithm.n_epochs=1 algorithm.epoch_length=1 algorithm.n_rollout_steps=5 "
+        "algorithm.rollout_evaluator.n_episodes=1 runner.concurrency=1 runner.progress=off hydra.run.dir=outputs/kw"
+    )
+    result = subprocess.run(
+        ["bash", "-c", command], cwd=folder, env=user_shell_env(), capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    notes = [line for line in result.stdout.splitlines() if line.startswith("Note: dropped")]
+    assert len(notes) == 1 and notes[0].startswith("Note: dropped env.name, env.render_mode of"), notes
+    assert "Traceback" not in result.stderr
+    recorded = (folder / "outputs" / "kw" / ".hydra" / "config.yaml").read_text()
+    assert "n_bins: 4" in recorded and "render_mode" not in recorded
+
+
 def test_an_unknown_module_names_where_it_looked(tmp_path: Path) -> None:
     command = "maze-run -cn conf_train algorithm=ppo env._target_=sortng.make_sorting_env hydra.run.dir=outputs/typo"
     result = subprocess.run(

@@ -299,7 +299,8 @@ def _drop_replaced_group_keys(cfg: Any, hydra_config: Any) -> None:
         return
     print(
         f"Note: dropped {', '.join(dropped)} of the group's config file: the _target_ given on the command line "
-        "does not take them (pass its arguments as <group>.<key>=..., or +<group>.<key>=... for new keys)"
+        "does not name them as parameters (pass its arguments as <group>.<key>=..., or +<group>.<key>=... for new "
+        "keys)"
     )
     path = _hydra_output_file(hydra_config, "config.yaml")
     if path is not None and os.path.isfile(path):
