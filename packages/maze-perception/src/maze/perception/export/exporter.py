@@ -18,6 +18,7 @@ from gymnasium import spaces
 from maze.distributions import DistributionMapper
 from maze.env.errors import ConfigurationError
 from maze.env.utils.files import default_file_mode
+from maze.env.utils.install_hints import pip_install_command
 from maze.env.utils.spaces_config import SpacesConfig
 from maze.env.utils.untrusted_files import UntrustedFileError, load_untrusted_config
 from maze.env.wrappers.normalization import load_normalization_statistics
@@ -154,7 +155,7 @@ def _check_extra() -> None:
     if missing:
         raise ConfigurationError(
             f"exporting to ONNX needs {', '.join(missing)}: install maze-perception with its onnx extra "
-            "(pip install 'maze-perception[onnx]')"
+            f"({pip_install_command('maze-perception[onnx]')})"
         )
 
 
