@@ -41,6 +41,7 @@ nox.options.sessions = [
     "ray",
     "rllib",
     "fuzz",
+    "docs",
     "build",
 ]
 nox.options.error_on_missing_interpreters = True
@@ -274,6 +275,29 @@ def rllib(session: nox.Session) -> None:
     session.chdir(ROOT)
     env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/rllib", *session.posargs, env=env)
+
+
+@nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """Build the documentation site (mkdocs.yml, docs/) with warnings as errors and run its Python blocks.
+
+    The API reference is read from the packages' sources (mkdocstrings); the Python blocks of the pages
+    (docs/test_code_blocks.py) run against the packages installed from their wheels, as users get them.
+    """
+    install_packages(
+        session,
+        "maze-rl",
+        "maze-deploy",
+        extra=("pytest", "mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=0.26"),
+    )
+    session.chdir(ROOT)
+    site = Path(tempfile.mkdtemp(prefix="maze-docs-site-"))
+    try:
+        session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env={"NO_MKDOCS_2_WARNING": "1"})
+    finally:
+        shutil.rmtree(site, ignore_errors=True)
+    env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "docs/test_code_blocks.py", *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)

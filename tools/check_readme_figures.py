@@ -15,7 +15,8 @@ result it comes from:
   ``<!-- fig: tools/readme_command_times.json .0f quick-start/wall_s -->``.
 
 Usage: ``python tools/check_readme_figures.py [--fix] [README ...]`` (default: README.md,
-packages/*/README.md, packages/*/docs/*.md and examples/*/README.md). Exits 1 and names file,
+packages/*/README.md, packages/*/docs/*.md, examples/*/README.md and the documentation site's
+pages, docs/**/*.md, where the benchmark tables live). Exits 1 and names file,
 line and both values for every drifted figure.
 Standard library only, so it runs in the ``lint`` session without the packages installed.
 """
@@ -181,8 +182,8 @@ def check_readme(readme: Path, results: Path = RESULTS, fix: bool = False) -> li
 
 
 def default_readmes() -> list[Path]:
-    """README.md, every package README and guide, and every example README."""
-    patterns = ("packages/*/README.md", "packages/*/docs/*.md", "examples/*/README.md")
+    """README.md, every package README and guide, every example README and every page of the documentation site."""
+    patterns = ("packages/*/README.md", "packages/*/docs/*.md", "examples/*/README.md", "docs/**/*.md")
     return [ROOT / "README.md", *sorted(path for pattern in patterns for path in ROOT.glob(pattern))]
 
 

@@ -42,7 +42,7 @@ def record(run_dir: Path, *overrides: str) -> Path:
 
 @pytest.fixture(scope="module")
 def heuristic_rollout(tmp_path_factory: pytest.TempPathFactory) -> TrainingRun:
-    """200 episodes of the LunarLander heuristic (episodes cut at the rollout default of 200 steps)."""
+    """200 episodes of the LunarLander heuristic (to LunarLander-v3's own limit of 1,000 steps: the rollout default)."""
     run_dir = tmp_path_factory.mktemp("heuristic") / "run"
     result = maze_run(*HEURISTIC, "runner.n_episodes=200", "runner.n_processes=2", *seeds(0), run_dir=run_dir)
     assert_success(result)

@@ -1,4 +1,4 @@
-"""Every ``maze-run`` command in the READMEs composes, and every one that trains has a budget.
+"""Every ``maze-run`` command in the READMEs and the documentation site composes, and every one that trains has a budget.
 
 A training command without a budget (``algorithm.n_epochs``, ``max_env_steps`` or ``max_seconds``,
 in the command or in its experiment config) runs until ``patience`` epochs bring no better evaluation, or forever for ES: minutes to hours
@@ -25,6 +25,7 @@ READMES = [
     ROOT / "README.md",
     *sorted(ROOT.glob("packages/*/README.md")),
     ROOT / "examples" / "cutting_2d" / "README.md",
+    *sorted(ROOT.glob("docs/**/*.md")),  # the documentation site's pages
 ]
 BASH_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
 MAZE_ROOTS = {

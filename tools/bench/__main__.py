@@ -13,6 +13,7 @@ from . import (
     deploy_bench,
     env_layer,
     es_bench,
+    export_bench,
     hpo_bench,
     impala_bench,
     log_stats_bench,
@@ -72,6 +73,7 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "cutting": cutting_figures.main,  # the Cutting-2D tutorial figures (seed-inventory §15), reproduced
     "deploy": deploy_bench.main,  # act latency against the bare policy
     "es": es_bench.main,  # ES time-to-solve against sb3-contrib ARS
+    "export": export_bench.main,  # ONNX export time of the CartPole policy (whole command; each exporter)
     "hpo": hpo_bench.main,  # sweep wall time, parallel launcher vs one after another
     "impala": impala_bench.main,  # IMPALA time-to-solve against SB3 and maze PPO
     "lunar": lunar_bench.main,  # PPO, A2C, IMPALA, SAC, ES on LunarLander at the RL-Zoo's budgets; SB3 beside PPO, A2C, SAC (~2.5 h)

@@ -86,7 +86,7 @@ def test_without_the_torch_extra_the_error_names_it(run_dir: Path, monkeypatch: 
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *args: None if name == "maze.perception" else real_find_spec(name)
     )
-    with pytest.raises(ConfigurationError, match=r"pip install 'maze-deploy\[torch\]'"):
+    with pytest.raises(ConfigurationError, match=r"pip install .*packages/maze-deploy\[torch\]"):
         AgentDeployment.from_run_dir(run_dir)
 
 

@@ -116,7 +116,7 @@ def test_es_yaml_holds_the_defaults_of_es_algorithm_config() -> None:
 def test_conf_rollout_defaults() -> None:
     cfg = compose("conf_rollout")
     assert cfg.runner._target_ == "maze.rollout.AutoRolloutRunner"
-    assert (cfg.runner.n_processes, cfg.runner.n_episodes, cfg.runner.max_episode_steps) == (5, 50, 200)
+    assert (cfg.runner.n_processes, cfg.runner.n_episodes, cfg.runner.max_episode_steps) == (5, 50, None)
     assert cfg.runner.record_trajectory and cfg.runner.record_event_logs
     assert cfg.policy._target_ == "maze.env.agent.random_policy.RandomPolicy"
     assert cfg.env.name == "CartPole-v1" and cfg.wrappers == {}

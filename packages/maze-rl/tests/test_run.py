@@ -58,6 +58,19 @@ def test_a_target_on_the_command_line_drops_the_keys_it_does_not_take() -> None:
     assert OmegaConf.to_container(cfg) == {"env": {"_target_": STRUCT_FACTORY, "max_pieces_in_inventory": 3}}
 
 
+def kwargs_factory(n_bins: int = 3, **kwargs: object) -> None:
+    """A factory that passes unknown keyword arguments on."""
+
+
+def test_a_kwargs_target_keeps_only_the_keys_it_names() -> None:
+    from maze.rl.run import drop_replaced_group_keys
+
+    target = f"{__name__}.kwargs_factory"
+    cfg = OmegaConf.create({"env": {"_target_": target, "name": "CartPole-v1", "render_mode": None, "n_bins": 4}})
+    assert drop_replaced_group_keys(cfg, [f"env._target_={target}", "+env.extra=1"]) == ["env.name", "env.render_mode"]
+    assert set(cfg.env) == {"_target_", "n_bins"}
+
+
 def test_keys_the_new_target_takes_stay_and_other_overrides_keep_the_group_file() -> None:
     from maze.rl.run import drop_replaced_group_keys
 

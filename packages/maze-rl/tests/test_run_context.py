@@ -170,6 +170,19 @@ def test_rollouts_return_the_episode_statistics_by_name(tmp_path: Path) -> None:
         rc.train()
 
 
+def test_a_solved_cartpole_policy_rolls_out_to_the_envs_own_limit_by_default(tmp_path: Path) -> None:
+    rc = RunContext(
+        configuration="rollout",
+        env="gym_env",
+        policy={"_target_": "maze.env.agent.dummy_cartpole_policy.DummyCartPolePolicy"},
+        overrides={"env.name": "CartPole-v1", "seeding.env_base_seed": 3, "runner": "sequential"},
+        silent=True,
+        run_dir=tmp_path / "rollout",
+    )
+    stats = rc.rollout(n_episodes=5, record_trajectory=False, record_event_logs=False)  # maze-run's runner defaults
+    assert stats["BaseEnvEvents/reward/mean"] > 400  # not cut at 200: CartPole-v1 ends its episodes at 500
+
+
 def test_a_trained_policy_rolls_out_in_a_rollout_context(tmp_path: Path) -> None:
     trained = RunContext(env=cartpole, algorithm="ppo", overrides=TINY, silent=True, run_dir=tmp_path / "train")
     trained.train()

@@ -126,6 +126,23 @@ def test_max_episode_steps_zero_leaves_the_limit_to_the_env(run_dir: Path) -> No
     assert reward_stat(runner, "max") > 200  # CartPole-v1 itself stops at 500; the heuristic balances long
 
 
+def test_by_default_the_envs_own_limit_ends_the_episodes(run_dir: Path) -> None:
+    runner = SequentialRolloutRunner(n_episodes=5, record_trajectory=False, record_event_logs=False)
+    runner.run_with(CARTPOLE, None, DummyCartPolePolicy())  # a heuristic that solves CartPole-v1
+    assert reward_stat(runner, "mean") > 400  # CartPole-v1's own limit is 500, not the runner's fallback 200
+    runner.run_with(CARTPOLE, {"TimeLimitWrapper": {"max_episode_steps": 50}}, DummyCartPolePolicy())
+    assert reward_stat(runner, "max") == 50  # the env's wrappers set its limit
+
+
+def test_by_default_an_env_without_a_limit_of_its_own_is_cut_at_the_fallback(run_dir: Path) -> None:
+    from gymnasium.envs.classic_control import CartPoleEnv
+    from maze.rollout.rollout_job import FALLBACK_EPISODE_STEPS
+
+    runner = SequentialRolloutRunner(n_episodes=1, record_trajectory=False, record_event_logs=False)
+    runner.run_with(GymMazeEnv(CartPoleEnv()), None, DummyCartPolePolicy())  # no registered limit
+    assert reward_stat(runner, "max") == FALLBACK_EPISODE_STEPS
+
+
 def test_env_instances_stay_open_and_configs_are_closed(run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     closed: list[str] = []
     monkeypatch.setattr(GymMazeEnv, "close", lambda self: closed.append("closed"))

@@ -158,3 +158,41 @@ def test_box_heads_record_their_distribution_constants(tmp_path: Path) -> None:
         -20.0,
         2.0,
     ]
+
+
+def test_a_file_the_fast_exporter_gets_wrong_is_replaced_by_torch_exports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The TorchScript-based exporter is a shortcut: a failed or rejected file falls back to torch.export's."""
+    from maze.perception.export import onnx_network
+
+    env = GymMazeEnv("CartPole-v1")
+    policy = composer("vector_obs", env)[0].torch_policy("cpu")
+    used: list[str] = []
+    fast, full = onnx_network._torchscript_export, onnx_network._torch_export
+
+    def wrong(*args: object) -> onnx.ModelProto:
+        used.append("torchscript")
+        model = fast(*args)
+        bias = next(init for init in model.graph.initializer if init.dims == [2])  # the action head's bias
+        values = onnx.numpy_helper.to_array(bias) + 1.0
+        bias.CopyFrom(onnx.numpy_helper.from_array(values.astype(np.float32), bias.name))
+        return model
+
+    def counted(*args: object) -> onnx.ModelProto:
+        used.append("torch.export")
+        return full(*args)
+
+    monkeypatch.setattr(onnx_network, "_torchscript_export", wrong)
+    monkeypatch.setattr(onnx_network, "_torch_export", counted)
+    out = export_policy(policy, SpacesConfig.from_env(env), tmp_path / "onnx")
+    assert used == ["torchscript", "torch.export"]
+    observation = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
+    (logits,) = session(out / "policy_0.onnx").run(None, {"observation": observation})
+    expected = policy.compute_logits_dict({"observation": observation})["action"].detach().numpy()
+    np.testing.assert_allclose(logits, expected, rtol=1e-5, atol=1e-6)
+
+    monkeypatch.setattr(onnx_network, "_torchscript_export", fast)
+    used.clear()
+    export_policy(policy, SpacesConfig.from_env(env), tmp_path / "onnx")
+    assert used == []  # a correct fast export is kept

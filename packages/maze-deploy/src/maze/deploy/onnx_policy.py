@@ -20,6 +20,7 @@ from maze.deploy.onnx_distributions import CategoricalSampler, HeadSampler, head
 from maze.env.agent.policy import Policy
 from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.errors import ConfigurationError
+from maze.env.utils.install_hints import pip_install_command
 from maze.env.utils.spaces_config import SpacesConfig
 from maze.env.utils.untrusted_files import load_untrusted_json
 
@@ -286,6 +287,7 @@ def _onnxruntime() -> Any:
         import onnxruntime
     except ImportError:
         raise ConfigurationError(
-            "the ONNX policy needs onnxruntime: install maze-deploy with its onnx extra (pip install 'maze-deploy[onnx]')"
+            "the ONNX policy needs onnxruntime: install maze-deploy with its onnx extra "
+            f"({pip_install_command('maze-deploy[onnx]')})"
         ) from None
     return onnxruntime

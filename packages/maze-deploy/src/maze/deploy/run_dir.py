@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from maze.env.errors import ConfigurationError
+from maze.env.utils.install_hints import pip_install_command
 
 __all__ = ["TrainingRunDir", "SERIALIZED_POLICY_TARGET"]
 
@@ -77,7 +78,7 @@ class TrainingRunDir:
         if importlib.util.find_spec("maze.perception") is None:
             raise ConfigurationError(
                 "deploying a torch policy needs maze-perception: install maze-deploy with its torch extra "
-                "(pip install 'maze-deploy[torch]')"
+                f"({pip_install_command('maze-deploy[torch]')})"
             )
         return {
             "_target_": SERIALIZED_POLICY_TARGET,

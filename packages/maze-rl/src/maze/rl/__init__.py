@@ -5,6 +5,7 @@
 * :mod:`maze.rl.run`: ``prepare_config`` and ``maze_run``, the job behind it (build the
   runner of ``cfg.runner``, ``setup(cfg)``, ``run()``), usable without the command line.
 * :mod:`maze.rl.config_errors`: "did you mean" messages for config mistakes.
+* :mod:`maze.rl.dict_overrides`: ``key={...}`` replaces the dict at an existing key.
 * :mod:`maze.rl.input_checks`: checks ``input_dir`` and the files a config reads from it
   before anything is built (called by ``prepare_config``).
 * :mod:`maze.rl.job_output`: copies a job's console output into its log file.

@@ -13,6 +13,9 @@ Ctrl-C and SIGTERM (``kill``, a job scheduler or container stopping the job) end
 one message naming the run directory and, for training, what it holds to resume from (exit
 status 130 for Ctrl-C, 143 for SIGTERM).
 
+A dict-valued override of an existing key replaces its value (``runner.ray_init={num_cpus: 2}``,
+see :mod:`maze.rl.dict_overrides`); ``+key={...}`` merges into it.
+
 Errors are reported without stack traces where they are the user's: config and
 command-line errors as one message (with "did you mean" suggestions), and
 :class:`~maze.env.errors.MazeError` s raised by the job as ``Error: <message>``. Other
@@ -76,6 +79,7 @@ class Terminated(KeyboardInterrupt):
 def main() -> None:
     """Entry point of the ``maze-run`` console script (arguments from ``sys.argv``)."""
     import hydra
+    from maze.rl.dict_overrides import dict_overrides_replace
     from maze.rl.run_dir_guard import RunDirRefused
 
     failures: list[str] = []
@@ -91,7 +95,7 @@ def main() -> None:
     os.environ[_FULL_ERROR_VARIABLE] = "1"
     logging.raiseExceptions = False  # a log file that cannot be written must not mask the job's own error
     try:
-        with _sigterm_as_interrupt():
+        with _sigterm_as_interrupt(), dict_overrides_replace():
             app()
     except KeyboardInterrupt as interruption:  # no traceback; a job in this process said where its outputs are
         if not interrupted:
@@ -295,7 +299,8 @@ def _drop_replaced_group_keys(cfg: Any, hydra_config: Any) -> None:
         return
     print(
         f"Note: dropped {', '.join(dropped)} of the group's config file: the _target_ given on the command line "
-        "does not take them (pass its arguments as <group>.<key>=..., or +<group>.<key>=... for new keys)"
+        "does not name them as parameters (pass its arguments as <group>.<key>=..., or +<group>.<key>=... for new "
+        "keys)"
     )
     path = _hydra_output_file(hydra_config, "config.yaml")
     if path is not None and os.path.isfile(path):

@@ -65,7 +65,8 @@ def read_hydra_config(
 
     Example: ``read_hydra_config(config_name="conf_train", env="gym_env", algorithm="ppo")``;
     keyword overrides name top-level keys or groups, ``overrides`` takes any command-line
-    override (``["algorithm.lr=0.001", "+experiment=cartpole_ppo_fast"]``).
+    override (``["algorithm.lr=0.001", "+experiment=cartpole_ppo_fast"]``); a dict-valued override
+    of an existing key replaces its value (:mod:`maze.rl.dict_overrides`).
 
     Args:
         config_module: The Python package holding the root config (its groups from
@@ -83,9 +84,10 @@ def read_hydra_config(
         hydra.errors.HydraException: For unknown groups, options or keys (as on the command line).
     """
     from hydra import compose, initialize_config_module
+    from maze.rl.dict_overrides import dict_overrides_replace
 
     arguments = [hydra_override(key, value) for key, value in hydra_overrides.items()] + list(overrides)
-    with initialize_config_module(config_module, version_base="1.3"):
+    with initialize_config_module(config_module, version_base="1.3"), dict_overrides_replace():
         return compose(config_name, arguments, return_hydra_config=return_hydra_config)
 
 

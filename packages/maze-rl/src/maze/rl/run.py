@@ -21,10 +21,12 @@ def drop_replaced_group_keys(cfg: DictConfig, overrides: Sequence[str]) -> list[
     """Drops a group file's keys that a ``_target_`` given on the command line does not take.
 
     ``env._target_=my_project.make_env`` on top of the default ``env: gym_env`` would pass
-    ``name`` and ``render_mode`` to ``make_env``. Keys the new target does not accept (by its
-    signature) are dropped; keys it accepts, keys given on the command line and everything
-    of a target with ``**kwargs`` stay. A target that cannot be imported is left to the
-    factory's error. Applies to :data:`REPLACEABLE_GROUPS`.
+    ``name`` and ``render_mode`` to ``make_env``. Keys the new target does not name as a
+    parameter (by its signature) are dropped; keys it names and keys given on the command line
+    stay. A target taking ``**kwargs`` is no exception: the group file's keys were written for
+    the target it replaced, and such a factory usually passes them on to something that
+    rejects them. A target that cannot be imported is left to the factory's error. Applies to
+    :data:`REPLACEABLE_GROUPS`.
 
     Args:
         cfg: The composed config; changed in place.
@@ -55,11 +57,12 @@ def drop_replaced_group_keys(cfg: DictConfig, overrides: Sequence[str]) -> list[
 
 
 def _accepted_arguments(target: Any) -> Optional[set[str]]:
-    """The keyword arguments ``target`` takes; None when it takes any (``**kwargs``) or cannot be inspected."""
+    """The keyword arguments ``target`` names (``**kwargs`` names none); None when it cannot be inspected."""
     parameters = target_parameters(target)
-    if parameters is None or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+    if parameters is None:
         return None
-    return set(parameters)
+    by_name = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {name for name, parameter in parameters.items() if parameter.kind in by_name}
 
 
 def prepare_config(cfg: DictConfig, base_dir: Union[str, os.PathLike]) -> DictConfig:

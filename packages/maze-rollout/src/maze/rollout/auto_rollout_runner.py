@@ -71,7 +71,9 @@ class AutoRolloutRunner(ParallelRolloutRunner):
     Args:
         n_processes: Most worker processes (fewer on machines with fewer free cores).
         n_episodes: Episodes per call.
-        max_episode_steps: Env steps after which an episode is truncated; 0: no limit of the runner.
+        max_episode_steps: Env steps after which an episode is truncated; 0: no limit of the runner;
+            None (default): the env's own limit (a TimeLimitWrapper in its wrappers, a gymnasium env's
+            registered one), else :data:`~maze.rollout.rollout_job.FALLBACK_EPISODE_STEPS`.
         record_trajectory: Write one trajectory file per episode to ``trajectory_data/``.
         record_event_logs: Write the events of every episode to ``event_logs/``.
         deterministic: Act with the policy's most likely actions.

@@ -67,7 +67,9 @@ class ParallelRolloutRunner(RolloutRunner):
     Args:
         n_processes: Worker processes (at most one per episode is started).
         n_episodes: Episodes per call.
-        max_episode_steps: Env steps after which an episode is truncated; 0: no limit of the runner.
+        max_episode_steps: Env steps after which an episode is truncated; 0: no limit of the runner;
+            None (default): the env's own limit (a TimeLimitWrapper in its wrappers, a gymnasium env's
+            registered one), else :data:`~maze.rollout.rollout_job.FALLBACK_EPISODE_STEPS`.
         record_trajectory: Write one trajectory file per episode to ``trajectory_data/``.
         record_event_logs: Write the events of every episode to ``event_logs/``.
         deterministic: Act with the policy's most likely actions.
@@ -79,7 +81,7 @@ class ParallelRolloutRunner(RolloutRunner):
         self,
         n_processes: int = 5,
         n_episodes: int = 50,
-        max_episode_steps: int = 200,
+        max_episode_steps: Optional[int] = None,
         record_trajectory: bool = True,
         record_event_logs: bool = True,
         deterministic: bool = True,

@@ -41,6 +41,7 @@ from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import to_plain_config
+from maze.env.utils.install_hints import pip_install_command
 from maze.rollout._validation import checked_int
 
 __all__ = [
@@ -89,7 +90,7 @@ def import_ray(component: str, extra: str = RAY_EXTRA) -> ModuleType:
         import ray
     except ImportError:
         raise RayNotInstalledError(
-            f"{component} needs Ray, which is not installed here: pip install '{extra}'"
+            f"{component} needs Ray, which is not installed here: {pip_install_command(extra)}"
         ) from None
     return ray
 

@@ -8,7 +8,7 @@ The env stack a job builds, innermost first::
 
     env (config or instance)
     -> wrappers (the ``wrappers`` mapping, first key innermost)
-    -> TimeLimitWrapper (when max_episode_steps > 0)
+    -> TimeLimitWrapper (max_episode_steps > 0; None: FALLBACK_EPISODE_STEPS for an env without a limit of its own)
     -> TrajectoryRecordingWrapper (when record_trajectory)
     -> LogStatsWrapper (logging prefix ``rollout_stats``)
 """
@@ -38,12 +38,15 @@ from maze.env.wrappers.normalization.normalization_utils import (
     find_normalization_wrapper,
 )
 from maze.env.wrappers.normalization.statistics_io import NormalizationStatisticsType
-from maze.env.wrappers.time_limit import TimeLimitWrapper
+from maze.env.wrappers.time_limit import TimeLimitWrapper, episode_step_limit
 from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
 from maze.env.wrappers.wrapper_factory import WrapperFactory
 from maze.rollout.output_errors import GuardedEventsWriter, GuardedTrajectoryWriter
 
-__all__ = ["ROLLOUT_STATS_PREFIX", "TRAJECTORY_DIR", "EVENT_LOG_DIR", "RolloutJob"]
+__all__ = ["ROLLOUT_STATS_PREFIX", "TRAJECTORY_DIR", "EVENT_LOG_DIR", "FALLBACK_EPISODE_STEPS", "RolloutJob"]
+
+FALLBACK_EPISODE_STEPS = 200
+"""Steps after which rollouts cut episodes of an env without a step limit of its own (by default), so they end."""
 
 ROLLOUT_STATS_PREFIX = "rollout_stats"
 """Logging prefix of the rollout statistics table."""
@@ -66,7 +69,9 @@ class RolloutJob:
         env: Env config (``_target_`` mapping), class, factory function or instance.
         wrappers: ``{wrapper class or its dotted path / short name: keyword arguments}``; None: none.
         agent: Policy config, class, factory function or instance.
-        max_episode_steps: Env steps after which an episode is truncated; 0: no limit.
+        max_episode_steps: Env steps after which an episode is truncated; 0: no limit; None: the env's own
+            limit (see :func:`~maze.env.wrappers.time_limit.episode_step_limit`), else
+            :data:`FALLBACK_EPISODE_STEPS`.
         deterministic: Passed to ``compute_action``.
         record_trajectory: Write one trajectory file per episode to ``<output_dir>/trajectory_data/``.
         record_event_logs: Write the events of every episode to ``<output_dir>/event_logs/``.
@@ -80,7 +85,7 @@ class RolloutJob:
     env: ConfigType
     wrappers: Optional[CollectionOfConfigType]
     agent: ConfigType
-    max_episode_steps: int
+    max_episode_steps: Optional[int]
     deterministic: bool
     record_trajectory: bool
     record_event_logs: bool
@@ -99,8 +104,11 @@ class RolloutJob:
         env = Factory(StructuredEnv, config_key="env").instantiate(self.env)
         env = WrapperFactory.wrap_from_config(env, self.wrappers)
         self._set_normalization_statistics(env)
-        if self.max_episode_steps > 0:
-            env = TimeLimitWrapper.wrap(env, max_episode_steps=self.max_episode_steps)
+        limit = self.max_episode_steps
+        if limit is None:
+            limit = 0 if episode_step_limit(env) is not None else FALLBACK_EPISODE_STEPS
+        if limit > 0:
+            env = TimeLimitWrapper.wrap(env, max_episode_steps=limit)
         if self.record_trajectory:
             env = TrajectoryRecordingWrapper.wrap(env)
         return LogStatsWrapper.wrap(env, logging_prefix=ROLLOUT_STATS_PREFIX)

@@ -48,7 +48,9 @@ class RolloutRunner(Runner):
 
     Args:
         n_episodes: Episodes per call.
-        max_episode_steps: Env steps after which an episode is truncated; 0: no limit of the runner.
+        max_episode_steps: Env steps after which an episode is truncated; 0: no limit of the runner;
+            None (default): the env's own limit (a TimeLimitWrapper in its wrappers, a gymnasium env's
+            registered one), else :data:`~maze.rollout.rollout_job.FALLBACK_EPISODE_STEPS`.
         record_trajectory: Write one trajectory file per episode.
         record_event_logs: Write the events of every episode.
         deterministic: Act with the policy's most likely actions (policies without one ignore it).
@@ -68,7 +70,7 @@ class RolloutRunner(Runner):
     def __init__(
         self,
         n_episodes: int = 50,
-        max_episode_steps: int = 200,
+        max_episode_steps: Optional[int] = None,
         record_trajectory: bool = True,
         record_event_logs: bool = True,
         deterministic: bool = True,
@@ -82,7 +84,9 @@ class RolloutRunner(Runner):
             )
         self.trajectory_format = trajectory_format
         self.n_episodes = checked_int("n_episodes", n_episodes, minimum=1)
-        self.max_episode_steps = checked_int("max_episode_steps", max_episode_steps, minimum=0)
+        self.max_episode_steps = (
+            None if max_episode_steps is None else checked_int("max_episode_steps", max_episode_steps, minimum=0)
+        )
         self.record_trajectory = checked_bool("record_trajectory", record_trajectory)
         self.record_event_logs = checked_bool("record_event_logs", record_event_logs)
         self.deterministic = checked_bool("deterministic", deterministic)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from maze.env.utils.install_hints import pip_install_command
+
 __all__ = ["import_extra"]
 
 
@@ -24,5 +26,5 @@ def import_extra(module: str, extra: str, purpose: str) -> ModuleType:
     except ImportError as error:
         raise ImportError(
             f"{purpose} needs {module.split('.')[0]}, which maze-viz installs only with its {extra!r} extra: "
-            f"pip install 'maze-viz[{extra}]'"
+            f"{pip_install_command(f'maze-viz[{extra}]')}"
         ) from error

@@ -2,7 +2,8 @@
 
 Runs tracked with ``logger=mlflow`` hold every statistic as an MLflow metric named like its
 TensorBoard tag (``eval_BaseEnvEvents/reward/mean``), at the env-step count. With the
-``mlflow`` extra (``pip install 'maze-viz[mlflow]'``: mlflow and pandas):
+``mlflow`` extra (``pip install -c tools/constraints.txt './packages/maze-viz[mlflow]'`` from the repository root: mlflow and
+pandas):
 
 * :func:`mlflow_to_pandas` - every metric of one run as a DataFrame;
 * ``maze-compare-runs --tracking-uri URI RUN [RUN ...]`` - the curves of runs named by id

@@ -1,4 +1,6 @@
-"""Jupyter viewers built with ipywidgets (the ``notebook`` extra: ``pip install 'maze-viz[notebook]'``).
+"""Jupyter viewers built with ipywidgets (the ``notebook`` extra).
+
+Install it from the repository root: ``pip install -c tools/constraints.txt './packages/maze-viz[notebook]'``.
 
 * :class:`NotebookTrajectoryViewer` - steps through a recorded episode with a slider,
   play and step buttons, drawing every step with the env's maze ``Renderer``; the

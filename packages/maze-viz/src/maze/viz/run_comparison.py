@@ -7,7 +7,7 @@
   [--out FILE]`` (also ``python -m maze.viz.run_comparison``); with ``--tracking-uri URI``
   the runs are MLflow run ids or names in that store (:mod:`maze.viz.mlflow_runs`).
 
-Needs the ``tensorboard`` extra: ``pip install 'maze-viz[tensorboard]'`` (tensorboard
+Needs the ``tensorboard`` extra: ``pip install -c tools/constraints.txt './packages/maze-viz[tensorboard]'`` (tensorboard
 to read the event files, pandas for the frames); torch is never imported.
 """
 

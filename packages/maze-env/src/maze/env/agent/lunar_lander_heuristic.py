@@ -1,6 +1,7 @@
 """A deterministic heuristic for gymnasium's discrete ``LunarLander-v3`` (``policy=lunar_lander_heuristics``).
 
-The env needs the Box2D physics engine: ``pip install "maze-env[box2d]"``. The policy
+The env needs the Box2D physics engine: ``pip install -c tools/constraints.txt './packages/maze-env[box2d]'`` from the
+repository root (see :func:`maze.env.utils.install_hints.pip_install_command`). The policy
 itself only reads observations and imports nothing from Box2D.
 
 The controller is a cascade of proportional-derivative rules on the 8-dimensional

@@ -7,6 +7,7 @@ from types import ModuleType
 from typing import Any, Optional
 
 from maze.env.core._meta import StackTransparentMeta
+from maze.env.utils.install_hints import pip_install_command
 
 __all__ = ["Renderer", "import_pyplot"]
 
@@ -18,7 +19,7 @@ def import_pyplot() -> ModuleType:
     except ImportError as error:
         raise ImportError(
             "rendering needs matplotlib, which maze-env does not install by default; "
-            "install it with: pip install 'maze-env[render]' (or pip install matplotlib)"
+            f"install it with: {pip_install_command('maze-env[render]')} (or pip install matplotlib)"
         ) from error
     return plt
 

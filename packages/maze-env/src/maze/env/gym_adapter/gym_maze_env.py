@@ -9,6 +9,7 @@ from maze.env.core.maze_env import MazeEnv
 from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.conversion import GymActionConversion, GymObservationConversion
 from maze.env.gym_adapter.core_env import GymCoreEnv
+from maze.env.utils.install_hints import pip_install_command
 from maze.env.utils.trust import check_trusted_path, trusted_factory
 
 __all__ = ["GymMazeEnv", "UnknownGymEnvError", "make_gym_maze_env"]
@@ -78,7 +79,7 @@ def _make(env_id: str, **make_kwargs: Any) -> gym.Env:
         if "box2d" in str(error).lower():  # gymnasium's own advice (swig, gymnasium[box2d]) ignores our extra
             raise UnknownGymEnvError(
                 f"could not make the gymnasium env {env_id!r}: it needs Box2D, which is not installed. Install "
-                "maze-env's box2d extra (a prebuilt wheel, no swig needed): pip install 'maze-env[box2d]'"
+                f"maze-env's box2d extra (a prebuilt wheel, no swig needed): {pip_install_command('maze-env[box2d]')}"
             ) from error
         raise UnknownGymEnvError(
             f"could not make the gymnasium env {env_id!r}: {str(error).rstrip('.')}; install the package it names"

@@ -34,7 +34,7 @@ class SequentialVectorEnv(StructuredVectorEnv):
     :class:`~maze.env.vector.vector_env.StructuredVectorEnv`; an error inside an env is
     re-raised naming the env index, chained to the original error.
 
-    Example:
+    Examples:
         >>> from maze.env import GymMazeEnv
         >>> envs = SequentialVectorEnv([lambda: GymMazeEnv("CartPole-v1")] * 2)
         >>> envs.reset(seed=0)[0]["observation"].shape

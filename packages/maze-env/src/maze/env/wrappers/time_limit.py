@@ -8,7 +8,7 @@ from maze.env.errors import ConfigurationError
 from maze.env.wrappers._shared import env_time_source
 from maze.env.wrappers.wrapper import EnvType, Wrapper
 
-__all__ = ["TimeLimitWrapper"]
+__all__ = ["TimeLimitWrapper", "episode_step_limit"]
 
 
 class TimeLimitWrapper(Wrapper[EnvType]):
@@ -53,3 +53,24 @@ class TimeLimitWrapper(Wrapper[EnvType]):
     def elapsed_steps(self) -> int:
         """Env steps counted towards the limit in the current episode."""
         return self._env_time() if self._env_time is not None else self._step_calls
+
+
+def episode_step_limit(env: Any) -> Optional[int]:
+    """The step limit an env stack sets its episodes by itself, or None when it has none.
+
+    The outermost :class:`TimeLimitWrapper` of the stack counts; without one, the step limit a
+    gymnasium env was registered or made with (``spec.max_episode_steps``, e.g. 500 for
+    CartPole-v1) when the innermost env wraps a gymnasium env (``GymMazeEnv``).
+
+    Args:
+        env: An env, possibly wrapped.
+    """
+    node = env
+    while isinstance(node, Wrapper):
+        if isinstance(node, TimeLimitWrapper):
+            return node.max_episode_steps
+        node = node.env
+    gym_env = getattr(node, "gym_env", None)
+    spec = getattr(gym_env, "spec", None)
+    limit = getattr(spec, "max_episode_steps", None)
+    return limit if isinstance(limit, int) and limit > 0 else None

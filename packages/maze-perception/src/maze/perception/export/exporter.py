@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import importlib.util
 import json
 import os
@@ -18,6 +19,7 @@ from gymnasium import spaces
 from maze.distributions import DistributionMapper
 from maze.env.errors import ConfigurationError
 from maze.env.utils.files import default_file_mode
+from maze.env.utils.install_hints import pip_install_command
 from maze.env.utils.spaces_config import SpacesConfig
 from maze.env.utils.untrusted_files import UntrustedFileError, load_untrusted_config
 from maze.env.wrappers.normalization import load_normalization_statistics
@@ -87,8 +89,9 @@ def export_policy(
             sample = _sample_inputs(spaces_config.observation_spaces_dict[step_key], in_shapes[step_key])
             heads = _head_shapes(network, sample, spaces_config.action_spaces_dict[step_key], name)
             module = HeadsOnly(network, list(sample), list(heads))
-            opsets.add(export_network(module, list(sample.values()), staging / f"{name}.onnx", name, opset))
-            _verify(module, sample, staging / f"{name}.onnx", name)
+            path = staging / f"{name}.onnx"
+            verify = functools.partial(_verify, module, sample, name=name)
+            opsets.add(export_network(module, list(sample.values()), path, name, opset, verify))
             mapper = _mapper(policy.distribution_mapper, step_key)
             entries.append(network_entry(key, f"{name}.onnx", in_shapes[step_key], discrete, heads, mapper))
         data = metadata(spaces_config.to_data(), entries, max(opsets), normalization_statistics, env, wrappers)
@@ -154,7 +157,7 @@ def _check_extra() -> None:
     if missing:
         raise ConfigurationError(
             f"exporting to ONNX needs {', '.join(missing)}: install maze-perception with its onnx extra "
-            "(pip install 'maze-perception[onnx]')"
+            f"({pip_install_command('maze-perception[onnx]')})"
         )
 
 
@@ -190,7 +193,7 @@ def _mapper(distribution_mapper: Any, step_key: Any) -> DistributionMapper:
     return distribution_mapper if isinstance(distribution_mapper, DistributionMapper) else distribution_mapper[step_key]
 
 
-def _verify(module: HeadsOnly, sample: Mapping[str, torch.Tensor], path: Path, name: str) -> None:
+def _verify(module: HeadsOnly, sample: Mapping[str, torch.Tensor], path: Path, *, name: str) -> None:
     """Runs the ONNX file with onnxruntime on ``sample`` and compares with torch (masked logits must match exactly)."""
     import onnxruntime
 

@@ -7,14 +7,17 @@ import io
 import logging
 import re
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import torch
 from maze.env.utils.files import atomic_write_bytes
 from torch import nn
 
 __all__ = ["OnnxExportError", "HeadsOnly", "export_network"]
+
+logger = logging.getLogger(__name__)
 
 
 class OnnxExportError(RuntimeError):
@@ -47,11 +50,26 @@ class HeadsOnly(nn.Module):
         return tuple(output[head] for head in self.head_names)
 
 
-def export_network(module: HeadsOnly, sample: Sequence[torch.Tensor], path: Path, name: str, opset: int | None) -> int:
-    """Exports ``module`` with torch's ``torch.export``-based exporter into one self-contained ONNX file.
+def export_network(
+    module: HeadsOnly,
+    sample: Sequence[torch.Tensor],
+    path: Path,
+    name: str,
+    opset: int | None,
+    verify: Callable[[Path], None] = lambda path: None,
+) -> int:
+    """Exports ``module`` into one self-contained ONNX file that ``verify`` accepts.
 
     The first dim of every input and output is dynamic (``batch``); the weights are stored in
     the file (no external-data side file). The file is written atomically.
+
+    Two of torch's exporters are tried in turn. First the TorchScript-based one (deprecated by
+    torch, but about 1 s for a policy network), then the ``torch.export``-based one, torch's
+    default: its first export in a process costs 3 s on an idle machine and 10-20 s on a busy
+    one, four fifths of it one-off (importing ``torch._dynamo`` and ``torch.export``, and
+    onnxscript building its registry of some 500 torch ops from their Python source). A file of
+    the first that ``verify`` rejects (or that fails, or that this torch no longer has) is
+    replaced by the second's.
 
     Args:
         module: The network adapter.
@@ -60,35 +78,78 @@ def export_network(module: HeadsOnly, sample: Sequence[torch.Tensor], path: Path
         path: The ``.onnx`` file to write.
         name: The network's name for messages (``policy_0``).
         opset: The ONNX opset to target; None: the exporter's recommended one.
+        verify: Checks the written file (e.g. against torch with onnxruntime); raises
+            :class:`OnnxExportError` when it computes something else.
 
     Returns:
         The opset of the written model.
 
     Raises:
-        OnnxExportError: The exporter cannot handle the network (naming the failing op or construct).
+        OnnxExportError: Neither exporter gives a file that ``verify`` accepts (naming the
+            failing op or construct of ``torch.export``'s exporter, or the verification's finding).
     """
-    batch = torch.export.Dim("batch", min=1)
+    module.eval()
     try:
         with _quiet():
-            program = torch.onnx.export(
-                module.eval(),
-                tuple(sample),
-                dynamo=True,
-                input_names=list(module.input_names),
-                output_names=list(module.head_names),
-                dynamic_shapes=(tuple({0: batch} for _ in sample),),  # forward(*inputs): one var-positional
-                opset_version=opset,
-                external_data=False,
-                optimize=True,
-                verbose=False,
-            )
+            model = _torchscript_export(module, sample, opset)
+        atomic_write_bytes(path, model.SerializeToString())
+        verify(path)
+        return _opset(model)
+    except Exception as error:  # the fast path is a shortcut: any failure leaves the work to torch.export
+        logger.debug("the TorchScript-based ONNX export of %r failed (%s); using torch.export's", name, error)
+    try:
+        with _quiet():
+            model = _torch_export(module, sample, opset)
     except Exception as error:  # the exporter raises many types; each becomes one message
         raise OnnxExportError(
             f"policy network {name!r} cannot be exported to ONNX: {_summary(error)}. Replace what the message names "
             "by operations ONNX supports (no data-dependent Python control flow), or serve this policy with torch"
         ) from error
-    model = program.model_proto
     atomic_write_bytes(path, model.SerializeToString())
+    verify(path)
+    return _opset(model)
+
+
+def _torchscript_export(module: HeadsOnly, sample: Sequence[torch.Tensor], opset: int | None) -> Any:
+    """The ``onnx.ModelProto`` of torch's TorchScript-based exporter (batch dims dynamic)."""
+    import onnx
+
+    names = [*module.input_names, *module.head_names]
+    buffer = io.BytesIO()
+    torch.onnx.export(
+        module,
+        tuple(sample),
+        buffer,
+        dynamo=False,
+        input_names=list(module.input_names),
+        output_names=list(module.head_names),
+        dynamic_axes={tensor: {0: "batch"} for tensor in names},
+        opset_version=opset,
+        verbose=False,
+    )
+    return onnx.load_model_from_string(buffer.getvalue())
+
+
+def _torch_export(module: HeadsOnly, sample: Sequence[torch.Tensor], opset: int | None) -> Any:
+    """The ``onnx.ModelProto`` of torch's ``torch.export``-based exporter (batch dims dynamic)."""
+    batch = torch.export.Dim("batch", min=1)
+    program = torch.onnx.export(
+        module,
+        tuple(sample),
+        dynamo=True,
+        input_names=list(module.input_names),
+        output_names=list(module.head_names),
+        dynamic_shapes=(tuple({0: batch} for _ in sample),),  # forward(*inputs): one var-positional
+        opset_version=opset,
+        external_data=False,
+        optimize=True,
+        verbose=False,
+    )
+    return program.model_proto
+
+
+def _opset(model: Any) -> int:
+    """The default-domain opset of an ``onnx.ModelProto``."""
     return next(entry.version for entry in model.opset_import if entry.domain in ("", "ai.onnx"))
 
 

@@ -1,7 +1,8 @@
 """Ask/tell optimizers over a :class:`SearchSpace`, on top of nevergrad and Optuna (optional extras).
 
 Both libraries are imported when a sweep starts; without them the sweep stops with one
-message naming the extra (``pip install maze-rl[nevergrad]`` / ``maze-rl[optuna]``).
+message naming the extra (``maze-rl[nevergrad]`` / ``maze-rl[optuna]``) and the command that installs it
+(:func:`maze.env.utils.install_hints.pip_install_command`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
+from maze.env.utils.install_hints import pip_install_command
 from maze.env.utils.suggestions import close_matches
 from maze.rl.hpo.search_space import Choice, Interval, SearchSpace
 
@@ -26,7 +28,8 @@ def import_extra(module: str, extra: str) -> Any:
         return importlib.import_module(module)
     except ImportError:
         raise ConfigurationError(
-            f"this sweeper needs {module}, which is not installed: pip install 'maze-rl[{extra}]' (or pip install {module})"
+            f"this sweeper needs {module}, which is not installed: {pip_install_command(f'maze-rl[{extra}]')} "
+            f"(or pip install {module})"
         ) from None
 
 

@@ -264,8 +264,14 @@ class TrainingRunner(Runner):
         self.writers = [LogStatsWriterConsole(), LogStatsWriterTensorboard(self.run_dir, figures=figures), *tracking]
         for writer in self.writers:
             register_log_stats_writer(writer)
-        config_text = yaml.safe_dump(loggable_config(self.cfg), sort_keys=False)
+        config_text = yaml.safe_dump(loggable_config(self.recorded_config()), sort_keys=False)
         self.writers[1].write_config(config_text, shlex.join(["maze-run", *sys.argv[1:]]))
+
+    def recorded_config(self) -> dict[str, Any]:
+        """The job config as TensorBoard and the trackers record it: the base seeds as drawn (null: at random)."""
+        seeding = dict(self.cfg.get("seeding") or {})
+        seeding.update(env_base_seed=self.seeding.env_global_seed, agent_base_seed=self.seeding.agent_global_seed)
+        return {**self.cfg, "seeding": seeding}
 
     def _tracking_writers(self) -> list[LogStatsWriter]:
         """The writers of the ``logger`` config's trackers (MLflow, W&B; none for TensorBoard only).
@@ -275,7 +281,7 @@ class TrainingRunner(Runner):
         """
         resumed = self.input_run is not None and self.input_run.is_resumed_by(self.trainer_class)
         return start_tracking(
-            self.cfg,
+            self.recorded_config(),
             self.run_dir,
             trainer=self.trainer_class.__name__,
             runner=type(self).__name__,

@@ -3,7 +3,9 @@
 Uses MLflow's ``MlflowClient`` (extra ``maze-train[mlflow]``): one MLflow run per training
 run in the experiment ``experiment_name``, the resolved config as parameters, the statistics
 as metrics at the env-step count, the run directory's results as artifacts and the end as
-the run status (``FINISHED``, ``FAILED``, ``KILLED`` for an interrupted run).
+the run status (``FINISHED``, ``FAILED``, ``KILLED`` for an interrupted run). The trained policy
+is logged as an MLflow model (pyfunc flavour, ``runs:/<run id>/policy``, see
+:mod:`maze.train.tracking.mlflow_model`) that ``mlflow models serve`` and the registry take.
 
 * A SQLite store (the default, ``sqlite:///<log_base_dir>/mlflow.db``) keeps the artifacts
   beside it in ``mlartifacts/``; a server (``http://...``) keeps them where it is configured to.
@@ -115,9 +117,10 @@ class MLflowBackend:
         self._log_batch(metrics={**values, **epoch_metric}, step=step, time_ms=time_ms)
 
     def finish(self, status: str, artifacts: Sequence[Path], objective: Optional[float], step: int) -> None:
-        """Uploads the artifacts, logs the objective and ends the run (and refreshes the sweep parent's end time)."""
+        """Uploads the artifacts and the policy model, logs the objective and ends the run (and the sweep parent's)."""
         for path in artifacts:
             self.client.log_artifact(self.run_id, str(path))
+        self._log_model()
         if objective is not None:
             self._log_batch(metrics={"objective": objective}, step=step, time_ms=int(time.time() * 1000))
         self.client.set_terminated(self.run_id, _STATUS[status])
@@ -125,6 +128,15 @@ class MLflowBackend:
             self.client.set_terminated(self.parent_id, "FINISHED")
 
     # --- pieces ----------------------------------------------------------------------------
+
+    def _log_model(self) -> None:
+        """Logs the run directory's policy as an MLflow model of this run (nothing without a checkpoint)."""
+        import mlflow
+        from maze.train.tracking.mlflow_model import log_policy_model
+
+        mlflow.set_tracking_uri(self.tracking_uri)
+        with mlflow.start_run(run_id=self.run_id):  # the model is linked to the active run; its status is set after
+            log_policy_model(self.run_dir)
 
     def _experiment_id(self, store: Optional[Path]) -> str:
         """The id of ``experiment_name``, created when missing (with a SQLite store: artifacts in ``mlartifacts/``)."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
+from maze.env.utils.install_hints import pip_install_command
 from maze.train.tracking.process import prestart
 from maze.train.tracking.protocol import read_tracked_run_id
 from maze.train.tracking.run_info import describe_run
@@ -109,7 +110,7 @@ def require_extra(backend: str) -> None:
     if not _installed(backend):
         raise ConfigurationError(
             f"logger={backend} needs the {backend} package, which maze-train installs only with its {backend!r} "
-            f"extra: pip install 'maze-train[{backend}]'"
+            f"extra: {pip_install_command(f'maze-train[{backend}]')}"
         )
 
 
