@@ -16,6 +16,8 @@ it at module level, and :func:`import_ray` turns its absence into one
   with this machine's CPUs (and without dashboard), shut down again when the block ends.
 * A process that is already connected (``ray.init`` called by the user, a notebook or a
   test fixture) keeps its connection: the block neither re-initializes nor shuts it down.
+* A local Ray started here uses Ray's token authentication (set ``RAY_AUTH_MODE=disabled`` to opt
+  out), as with a plain ``ray.init()``, without Ray's warning that it enabled it.
 * ``init`` (``runner.ray_init``): further keyword arguments of ``ray.init``, e.g.
   ``{runtime_env: {working_dir: .}}`` or ``{num_cpus: 4}``.
 * ``runtime_env`` (``runner.runtime_env``): Ray's runtime environment (``working_dir``,
@@ -43,11 +45,13 @@ from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import to_plain_config
 from maze.env.utils.install_hints import pip_install_command
 from maze.rollout._validation import checked_int
+from maze.rollout.log_notices import dropped_log_notice
 
 __all__ = [
     "RAY_ADDRESS_VARIABLE",
     "RAY_EXTRA",
     "ActorRestarts",
+    "HeldObject",
     "RayCluster",
     "RayNotInstalledError",
     "actor_start_failure",
@@ -61,6 +65,12 @@ RAY_EXTRA = "maze-rollout[ray]"
 
 RAY_ADDRESS_VARIABLE = "RAY_ADDRESS"
 """Environment variable with the address of the cluster to use when ``runner.ray_address`` is not set."""
+
+RAY_AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
+"""Ray's logger of the token authentication set-up."""
+
+RAY_AUTH_NOTICE = "Token authentication is enabled for this Ray cluster"
+"""Ray's warning when a new local Ray enables token authentication by default (dropped: see :meth:`RayCluster.connected`)."""
 
 LOCAL_ADDRESS = "local"
 """``ray.init`` address that starts a new local Ray."""
@@ -186,7 +196,10 @@ class RayCluster:
         arguments = self.init_arguments()
         self._job_runtime_env = True
         try:
-            ray.init(**arguments)
+            # A new local Ray enables token authentication (Ray's secure default, unless RAY_AUTH_MODE says otherwise)
+            # and logs a warning that it did: a notice, not a problem, which every run starting a local Ray would print.
+            with dropped_log_notice(RAY_AUTH_LOGGER, RAY_AUTH_NOTICE):
+                ray.init(**arguments)
         except (ConnectionError, ValueError, TypeError, RuntimeError) as error:
             raise ConfigurationError(
                 f"{self.component} could not connect to Ray at {arguments['address']!r} ({type(error).__name__}: "
@@ -210,6 +223,30 @@ class RayCluster:
             arguments["runtime_env"] = dict(self.runtime_env)
         arguments.update(options)
         return arguments
+
+
+@dataclass(frozen=True)
+class HeldObject:
+    """An object of Ray's object store passed inside an actor's constructor arguments, not as one of them.
+
+    Ray does not keep an actor's constructor arguments that live in its object store (an
+    ``ObjectRef`` argument, or a value over Ray's inline limit of 100 KB) for the actor's
+    restarts (ray-project/ray#53727), so a restart could fail, and Ray logs an error-level line
+    at the start of each such actor that may restart. Wrapped here, the reference is only
+    borrowed by the actor: the object lives as long as the runner holds this handle, and a
+    restarted actor fetches it again.
+
+    Attributes:
+        ref: The ``ObjectRef`` (``ray.put`` by the runner, which keeps the handle while its actors run).
+    """
+
+    ref: Any
+
+    def get(self) -> Any:
+        """The object (fetched from the object store; called in the actor)."""
+        import ray
+
+        return ray.get(self.ref)
 
 
 def _mapping(key: str, value: Any) -> Mapping[str, Any]:

@@ -30,7 +30,7 @@ from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriter, Tr
 from maze.rollout.episode_loop import run_episode
 from maze.rollout.output_errors import GuardedTrajectoryWriter, RolloutOutputError
 from maze.rollout.parallel_rollout_worker import ExceptionReport
-from maze.rollout.ray_cluster import new_incarnation
+from maze.rollout.ray_cluster import HeldObject, new_incarnation
 from maze.rollout.rollout_job import RolloutJob
 
 __all__ = ["EpisodeResult", "InputDirSnapshot", "RolloutActor", "STAGING_DIR"]
@@ -169,7 +169,8 @@ class RolloutActor:
     Args:
         actor_index: Index of the actor (for messages).
         job: The rollout job (configs are built here, on the actor's node).
-        input_snapshot: The files of the job's ``input_dir``, used where that directory is missing.
+        input_snapshot: The files of the job's ``input_dir`` (an :class:`InputDirSnapshot` in the object
+            store), used where that directory is missing; None: the job has no ``input_dir``.
         trajectory_dir: The trajectory directory on a filesystem shared with the head: files are
             staged below it (:data:`STAGING_DIR`) instead of being sent back (None: send them back).
     """
@@ -178,7 +179,7 @@ class RolloutActor:
         self,
         actor_index: int,
         job: RolloutJob,
-        input_snapshot: Optional[InputDirSnapshot],
+        input_snapshot: Optional[HeldObject],
         trajectory_dir: Optional[str] = None,
     ) -> None:
         self.actor_index = actor_index
@@ -186,7 +187,7 @@ class RolloutActor:
         self.failure: Optional[ExceptionReport] = None
         self.env: Any = None
         try:
-            self.job = input_snapshot.localize(job) if input_snapshot is not None else job
+            self.job = input_snapshot.get().localize(job) if input_snapshot is not None else job
             self.env = self.job.build_env()
             self.policy = self.job.build_policy(self.env)
             self._collected = _Collected()

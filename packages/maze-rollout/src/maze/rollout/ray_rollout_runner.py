@@ -20,7 +20,7 @@ from maze.rollout.output_errors import RolloutOutputError
 from maze.rollout.parallel_rollout_runner import RolloutWorkerError, _failure_error, _outputs_summary
 from maze.rollout.parallel_rollout_worker import ExceptionReport
 from maze.rollout.progress import RolloutProgress
-from maze.rollout.ray_cluster import ActorRestarts, RayCluster, actor_start_failure
+from maze.rollout.ray_cluster import ActorRestarts, HeldObject, RayCluster, actor_start_failure
 from maze.rollout.ray_rollout_actor import EpisodeResult, InputDirSnapshot, RolloutActor
 from maze.rollout.rollout_job import TRAJECTORY_DIR, RolloutJob
 from maze.rollout.rollout_runner import RolloutRunner
@@ -111,13 +111,14 @@ class RayRolloutRunner(RolloutRunner):
         self.restarts = 0
         progress.begin_startup()  # connecting, starting the actors: until the first episode is reported
         with self.cluster.connected() as ray:
-            snapshot = ray.put(InputDirSnapshot.of(job.input_dir))
+            snapshot = InputDirSnapshot.of(job.input_dir)
+            held_snapshot = None if snapshot is None else HeldObject(ray.put(snapshot))
             shared_dir = self._shared_trajectory_dir(job)
             actor_class = ray.remote(RolloutActor).options(
                 **self.cluster.actor_options(num_cpus=self.num_cpus_per_worker)
             )
             self.actors = [
-                actor_class.remote(index, job, snapshot, None if shared_dir is None else str(shared_dir))
+                actor_class.remote(index, job, held_snapshot, None if shared_dir is None else str(shared_dir))
                 for index in range(min(self.n_workers, len(env_seeds)))
             ]
             try:
