@@ -51,7 +51,6 @@ __all__ = [
     "RAY_ADDRESS_VARIABLE",
     "RAY_EXTRA",
     "ActorRestarts",
-    "HeldObject",
     "RayCluster",
     "RayNotInstalledError",
     "actor_start_failure",
@@ -223,30 +222,6 @@ class RayCluster:
             arguments["runtime_env"] = dict(self.runtime_env)
         arguments.update(options)
         return arguments
-
-
-@dataclass(frozen=True)
-class HeldObject:
-    """An object of Ray's object store passed inside an actor's constructor arguments, not as one of them.
-
-    Ray does not keep an actor's constructor arguments that live in its object store (an
-    ``ObjectRef`` argument, or a value over Ray's inline limit of 100 KB) for the actor's
-    restarts (ray-project/ray#53727), so a restart could fail, and Ray logs an error-level line
-    at the start of each such actor that may restart. Wrapped here, the reference is only
-    borrowed by the actor: the object lives as long as the runner holds this handle, and a
-    restarted actor fetches it again.
-
-    Attributes:
-        ref: The ``ObjectRef`` (``ray.put`` by the runner, which keeps the handle while its actors run).
-    """
-
-    ref: Any
-
-    def get(self) -> Any:
-        """The object (fetched from the object store; called in the actor)."""
-        import ray
-
-        return ray.get(self.ref)
 
 
 def _mapping(key: str, value: Any) -> Mapping[str, Any]:

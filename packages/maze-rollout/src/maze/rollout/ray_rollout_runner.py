@@ -20,7 +20,7 @@ from maze.rollout.output_errors import RolloutOutputError
 from maze.rollout.parallel_rollout_runner import RolloutWorkerError, _failure_error, _outputs_summary
 from maze.rollout.parallel_rollout_worker import ExceptionReport
 from maze.rollout.progress import RolloutProgress
-from maze.rollout.ray_cluster import ActorRestarts, HeldObject, RayCluster, actor_start_failure
+from maze.rollout.ray_cluster import ActorRestarts, RayCluster, actor_start_failure
 from maze.rollout.ray_rollout_actor import EpisodeResult, InputDirSnapshot, RolloutActor
 from maze.rollout.rollout_job import TRAJECTORY_DIR, RolloutJob
 from maze.rollout.rollout_runner import RolloutRunner
@@ -112,18 +112,18 @@ class RayRolloutRunner(RolloutRunner):
         progress.begin_startup()  # connecting, starting the actors: until the first episode is reported
         with self.cluster.connected() as ray:
             snapshot = InputDirSnapshot.of(job.input_dir)
-            held_snapshot = None if snapshot is None else HeldObject(ray.put(snapshot))
+            snapshot_ref = [] if snapshot is None else [ray.put(snapshot)]  # carried by each call (see RolloutActor)
             shared_dir = self._shared_trajectory_dir(job)
             actor_class = ray.remote(RolloutActor).options(
                 **self.cluster.actor_options(num_cpus=self.num_cpus_per_worker)
             )
             self.actors = [
-                actor_class.remote(index, job, held_snapshot, None if shared_dir is None else str(shared_dir))
+                actor_class.remote(index, job, None if shared_dir is None else str(shared_dir))
                 for index in range(min(self.n_workers, len(env_seeds)))
             ]
             try:
                 with job.recording():
-                    results = self._dispatch(ray, job, env_seeds, agent_seeds, progress)
+                    results = self._dispatch(ray, job, env_seeds, agent_seeds, progress, snapshot_ref)
             finally:
                 for actor in self.actors:
                     ray.kill(actor, no_restart=True)
@@ -147,6 +147,7 @@ class RayRolloutRunner(RolloutRunner):
         env_seeds: Sequence[int],
         agent_seeds: Sequence[int],
         progress: RolloutProgress,
+        snapshot_ref: list[Any],
     ) -> list[EpisodeResult]:
         """Hands out the episodes, re-runs those of dead actors; returns the results in episode order."""
         n = len(env_seeds)
@@ -164,7 +165,7 @@ class RayRolloutRunner(RolloutRunner):
                 queued = sum(1 for owner, _, _ in in_flight.values() if owner == index)
                 for _ in range(min(CALLS_IN_FLIGHT - queued, len(pending))):
                     episode = pending.popleft()
-                    call = actor.run_episode.remote(episode, env_seeds[episode], agent_seeds[episode])
+                    call = actor.run_episode.remote(episode, env_seeds[episode], agent_seeds[episode], snapshot_ref)
                     in_flight[call] = (index, episode, restarts.generation(index))
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for call in ready:
