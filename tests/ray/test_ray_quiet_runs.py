@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from run_output import alarming_lines, run_maze
 
 TINY_PPO_ON_RAY = (
@@ -36,5 +37,52 @@ def test_a_healthy_ppo_run_on_ray_is_quiet_and_has_one_placement_line(tmp_path: 
 def test_a_healthy_rollout_on_ray_is_quiet(tmp_path: Path) -> None:
     overrides = ("env.name=CartPole-v1", "policy=random_policy", "runner=ray", "runner.n_episodes=4")
     result = run_maze("conf_rollout", overrides, tmp_path)
+
+    assert alarming_lines(result.stdout + result.stderr) == []
+
+
+OTHER_TRAINING_ON_RAY = {
+    "impala": (
+        "algorithm=impala",
+        "critic=template_state",
+        "algorithm.num_actors=2",
+        "algorithm.n_epochs=1",
+        "algorithm.epoch_length=2",
+        "algorithm.rollout_evaluator.n_episodes=2",
+    ),
+    "es": (
+        "algorithm=es",
+        "algorithm.n_epochs=1",
+        "algorithm.n_rollouts_per_update=4",
+        "algorithm.n_timesteps_per_update=0",
+        "runner.n_train_workers=2",
+        "runner.n_eval_rollouts=2",
+        "runner.shared_noise_table_size=200000",
+    ),
+    "sac": (
+        "algorithm=sac",
+        "critic=template_state_action",
+        "algorithm.n_epochs=1",
+        "algorithm.epoch_length=2",
+        "algorithm.initial_buffer_size=100",
+        "algorithm.batch_size=32",
+        "algorithm.rollout_evaluator.n_episodes=2",
+    ),
+}
+"""The other trainers with Ray actors (each starts its actors once), on CartPole for seconds."""
+
+
+@pytest.mark.parametrize("algorithm", list(OTHER_TRAINING_ON_RAY))
+def test_healthy_training_runs_of_the_other_ray_trainers_are_quiet(algorithm: str, tmp_path: Path) -> None:
+    overrides = (
+        "env.name=CartPole-v1",
+        "model=vector_obs",
+        "runner=ray",
+        "runner.progress=off",
+        "seeding.env_base_seed=1",
+        "seeding.agent_base_seed=2",
+        *OTHER_TRAINING_ON_RAY[algorithm],
+    )
+    result = run_maze("conf_train", overrides, tmp_path)
 
     assert alarming_lines(result.stdout + result.stderr) == []
