@@ -77,6 +77,8 @@ class RLlibAlgorithmConfig(AlgorithmConfig):
 def rllib_config(name: str, overrides: Mapping[str, Any]) -> Any:
     """RLlib's default config of algorithm ``name`` updated with ``overrides`` (``algorithm.config``).
 
+    RLlib's system usage metrics (``log_sys_usage``) are off unless ``overrides`` sets them: maze reports none of them.
+
     Args:
         name: The registered RLlib algorithm.
         overrides: RLlib ``AlgorithmConfig`` keys -> values.
@@ -87,10 +89,8 @@ def rllib_config(name: str, overrides: Mapping[str, Any]) -> Any:
     Raises:
         ConfigurationError: For an unknown algorithm, or for unknown or renamed keys (naming the current key).
     """
-    from ray.tune.registry import get_trainable_cls
-
     try:
-        config = get_trainable_cls(name).get_default_config()
+        config = _algorithm_class(name).get_default_config()
     except (ValueError, KeyError, AttributeError):
         raise ConfigurationError(
             f"algorithm.name={name!r} is no RLlib algorithm; use e.g. PPO, APPO, IMPALA or SAC"
@@ -100,7 +100,35 @@ def rllib_config(name: str, overrides: Mapping[str, Any]) -> Any:
     problems = [problem for problem in problems if problem]
     if problems:
         raise ConfigurationError(f"RLlib's {type(config).__name__} has no key {'; '.join(problems)}")
+    if "log_sys_usage" not in overrides:
+        # Maze reports none of RLlib's system usage metrics; collecting them also wants GPUtil (a warning without it)
+        config.debugging(log_sys_usage=False)
     return config.update_from_dict(dict(overrides))
+
+
+def _algorithm_class(name: str) -> Any:
+    """The class of the RLlib algorithm ``name``, importing only that algorithm's module.
+
+    RLlib's own algorithms are looked up in its registry; other names (a trainable registered with
+    Ray Tune) through Tune. Tune's lookup registers every RLlib algorithm first, which imports
+    all of them: DreamerV3's module then builds a debugging CartPole at import time whose
+    float64 bounds and observations make gymnasium print precision and "not within the
+    observation space" warnings in a run that has nothing wrong.
+
+    Raises:
+        KeyError: For a name that is neither an RLlib algorithm nor a registered trainable.
+    """
+    from ray.rllib.algorithms.registry import ALGORITHMS
+
+    if name in ALGORITHMS:
+        return ALGORITHMS[name]()[0]
+    from ray.tune.error import TuneError
+    from ray.tune.registry import get_trainable_cls
+
+    try:
+        return get_trainable_cls(name)
+    except TuneError as error:  # an unknown name
+        raise KeyError(name) from error
 
 
 def _settable_keys(config: Any) -> list[str]:

@@ -16,6 +16,8 @@ it at module level, and :func:`import_ray` turns its absence into one
   with this machine's CPUs (and without dashboard), shut down again when the block ends.
 * A process that is already connected (``ray.init`` called by the user, a notebook or a
   test fixture) keeps its connection: the block neither re-initializes nor shuts it down.
+* A local Ray started here uses Ray's token authentication (set ``RAY_AUTH_MODE=disabled`` to opt
+  out), as with a plain ``ray.init()``, without Ray's warning that it enabled it.
 * ``init`` (``runner.ray_init``): further keyword arguments of ``ray.init``, e.g.
   ``{runtime_env: {working_dir: .}}`` or ``{num_cpus: 4}``.
 * ``runtime_env`` (``runner.runtime_env``): Ray's runtime environment (``working_dir``,
@@ -43,6 +45,7 @@ from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import to_plain_config
 from maze.env.utils.install_hints import pip_install_command
 from maze.rollout._validation import checked_int
+from maze.rollout.log_notices import dropped_log_notice
 
 __all__ = [
     "RAY_ADDRESS_VARIABLE",
@@ -61,6 +64,12 @@ RAY_EXTRA = "maze-rollout[ray]"
 
 RAY_ADDRESS_VARIABLE = "RAY_ADDRESS"
 """Environment variable with the address of the cluster to use when ``runner.ray_address`` is not set."""
+
+RAY_AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
+"""Ray's logger of the token authentication set-up."""
+
+RAY_AUTH_NOTICE = "Token authentication is enabled for this Ray cluster"
+"""Ray's warning when a new local Ray enables token authentication by default (dropped: see :meth:`RayCluster.connected`)."""
 
 LOCAL_ADDRESS = "local"
 """``ray.init`` address that starts a new local Ray."""
@@ -186,7 +195,10 @@ class RayCluster:
         arguments = self.init_arguments()
         self._job_runtime_env = True
         try:
-            ray.init(**arguments)
+            # A new local Ray enables token authentication (Ray's secure default, unless RAY_AUTH_MODE says otherwise)
+            # and logs a warning that it did: a notice, not a problem, which every run starting a local Ray would print.
+            with dropped_log_notice(RAY_AUTH_LOGGER, RAY_AUTH_NOTICE):
+                ray.init(**arguments)
         except (ConnectionError, ValueError, TypeError, RuntimeError) as error:
             raise ConfigurationError(
                 f"{self.component} could not connect to Ray at {arguments['address']!r} ({type(error).__name__}: "

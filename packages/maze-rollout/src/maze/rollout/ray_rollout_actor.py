@@ -15,6 +15,7 @@ import os
 import tempfile
 import traceback
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -161,6 +162,12 @@ class _StagedFiles(TrajectoryWriter):
 class RolloutActor:
     """Builds the job's env stack and policy once, then plays the episodes it is asked for.
 
+    The constructor takes only small values: Ray keeps no constructor argument that lives in its
+    object store for an actor's restarts (ray-project/ray#53727, reported with an error-level
+    line at the actor's start). Where the job's ``input_dir`` is missing on the actor's node,
+    the actor builds on its first episode call instead, from the snapshot of the directory that
+    every call carries (a reference, fetched only then; a restarted actor fetches it again).
+
     Errors never escape a call: building errors and env or policy exceptions come back as
     an :class:`~maze.rollout.parallel_rollout_worker.ExceptionReport` (as from the local
     parallel workers), so the head tells a failing env (stop the run) from a dead actor
@@ -169,7 +176,6 @@ class RolloutActor:
     Args:
         actor_index: Index of the actor (for messages).
         job: The rollout job (configs are built here, on the actor's node).
-        input_snapshot: The files of the job's ``input_dir``, used where that directory is missing.
         trajectory_dir: The trajectory directory on a filesystem shared with the head: files are
             staged below it (:data:`STAGING_DIR`) instead of being sent back (None: send them back).
     """
@@ -178,22 +184,30 @@ class RolloutActor:
         self,
         actor_index: int,
         job: RolloutJob,
-        input_snapshot: Optional[InputDirSnapshot],
         trajectory_dir: Optional[str] = None,
     ) -> None:
         self.actor_index = actor_index
         self.incarnation = new_incarnation()
         self.failure: Optional[ExceptionReport] = None
         self.env: Any = None
+        self.job = job
+        self.trajectory_dir = trajectory_dir
+        self.built = False
+        if job.input_dir is None or Path(job.input_dir).is_dir():
+            self._build(job)
+
+    def _build(self, job: RolloutJob) -> None:
+        """Builds the env stack, the policy and the output writers of ``job`` (a failure is kept for the next call)."""
+        self.built = True
         try:
-            self.job = input_snapshot.localize(job) if input_snapshot is not None else job
+            self.job = job
             self.env = self.job.build_env()
             self.policy = self.job.build_policy(self.env)
             self._collected = _Collected()
             self._staged = None
-            if trajectory_dir:
+            if self.trajectory_dir:
                 self._staged = _StagedFiles(
-                    Path(trajectory_dir) / STAGING_DIR / f"actor-{uuid.uuid4().hex}", self.job.trajectory_format
+                    Path(self.trajectory_dir) / STAGING_DIR / f"actor-{uuid.uuid4().hex}", self.job.trajectory_format
                 )
             if self.job.record_trajectory:
                 TrajectoryWriterRegistry.register_writer(self._staged or self._collected)
@@ -206,12 +220,24 @@ class RolloutActor:
         """The actor's process id (tests kill it)."""
         return os.getpid()
 
-    def run_episode(self, episode_index: int, env_seed: int, agent_seed: int) -> Union[EpisodeResult, ExceptionReport]:
-        """Plays one episode with the given seeds.
+    def run_episode(
+        self, episode_index: int, env_seed: int, agent_seed: int, input_snapshot: Sequence[Any] = ()
+    ) -> Union[EpisodeResult, ExceptionReport]:
+        """Plays one episode with the given seeds (building the env stack first where the constructor could not).
+
+        Args:
+            episode_index: The episode's index (for messages).
+            env_seed: The env's seed.
+            agent_seed: The policy's seed.
+            input_snapshot: For a job with an ``input_dir``: ``[ObjectRef]`` of its :class:`InputDirSnapshot`
+                (nested in a list, so that Ray passes the reference and the actor fetches the files only
+                when the directory is missing on its node).
 
         Returns:
             The episode's result, or the report of the exception raised while building or playing.
         """
+        if not self.built:
+            self._build(self._localized_job(input_snapshot))
         if self.failure is not None:
             return self.failure
         try:
@@ -230,6 +256,14 @@ class RolloutActor:
             trajectory_files=self._staged.take() if self._staged is not None else [],
             event_logs=[record for record in records if isinstance(record, EpisodeEventLog)],
         )
+
+    def _localized_job(self, input_snapshot: Sequence[Any]) -> RolloutJob:
+        """The job pointing into a local copy of its ``input_dir`` (from the snapshot the call carries)."""
+        import ray
+
+        if not input_snapshot:
+            return self.job  # building fails naming the missing directory
+        return ray.get(input_snapshot[0]).localize(self.job)
 
     def _report(self, episode_index: Optional[int], error: Exception) -> ExceptionReport:
         return ExceptionReport(

@@ -111,18 +111,19 @@ class RayRolloutRunner(RolloutRunner):
         self.restarts = 0
         progress.begin_startup()  # connecting, starting the actors: until the first episode is reported
         with self.cluster.connected() as ray:
-            snapshot = ray.put(InputDirSnapshot.of(job.input_dir))
+            snapshot = InputDirSnapshot.of(job.input_dir)
+            snapshot_ref = [] if snapshot is None else [ray.put(snapshot)]  # carried by each call (see RolloutActor)
             shared_dir = self._shared_trajectory_dir(job)
             actor_class = ray.remote(RolloutActor).options(
                 **self.cluster.actor_options(num_cpus=self.num_cpus_per_worker)
             )
             self.actors = [
-                actor_class.remote(index, job, snapshot, None if shared_dir is None else str(shared_dir))
+                actor_class.remote(index, job, None if shared_dir is None else str(shared_dir))
                 for index in range(min(self.n_workers, len(env_seeds)))
             ]
             try:
                 with job.recording():
-                    results = self._dispatch(ray, job, env_seeds, agent_seeds, progress)
+                    results = self._dispatch(ray, job, env_seeds, agent_seeds, progress, snapshot_ref)
             finally:
                 for actor in self.actors:
                     ray.kill(actor, no_restart=True)
@@ -146,6 +147,7 @@ class RayRolloutRunner(RolloutRunner):
         env_seeds: Sequence[int],
         agent_seeds: Sequence[int],
         progress: RolloutProgress,
+        snapshot_ref: list[Any],
     ) -> list[EpisodeResult]:
         """Hands out the episodes, re-runs those of dead actors; returns the results in episode order."""
         n = len(env_seeds)
@@ -163,7 +165,7 @@ class RayRolloutRunner(RolloutRunner):
                 queued = sum(1 for owner, _, _ in in_flight.values() if owner == index)
                 for _ in range(min(CALLS_IN_FLIGHT - queued, len(pending))):
                     episode = pending.popleft()
-                    call = actor.run_episode.remote(episode, env_seeds[episode], agent_seeds[episode])
+                    call = actor.run_episode.remote(episode, env_seeds[episode], agent_seeds[episode], snapshot_ref)
                     in_flight[call] = (index, episode, restarts.generation(index))
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for call in ready:

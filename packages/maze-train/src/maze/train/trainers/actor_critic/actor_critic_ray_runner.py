@@ -37,5 +37,5 @@ class ACRayRunner(RayTrainingRunnerMixin, ACLocalRunner):
         train_env = RayVectorEnv(
             [self.env_factory] * n_envs, self.ray_cluster, self.env_actors, self.num_cpus_per_actor, False
         )
-        print(f"Training with {n_envs} envs in {train_env.num_actors} Ray actors")
+        self.training_placement = f"{n_envs} envs in {train_env.num_actors} Ray actors"
         return train_env

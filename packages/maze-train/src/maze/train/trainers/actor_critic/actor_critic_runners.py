@@ -28,8 +28,15 @@ class ACRunner(TrainingRunner):
     envs (0: one per evaluation episode, at most
     :data:`~maze.train.runners.env_factory.MAX_AUTO_EVAL_ENVS`), and so the env steps per
     epoch and the env seeds. Subclasses choose only where the envs run
-    (:meth:`in_worker_processes`). See :class:`TrainingRunner` for the arguments.
+    (:meth:`in_worker_processes`). One line (:meth:`placement_line`) says where the envs step.
+    See :class:`TrainingRunner` for the arguments.
     """
+
+    training_placement: str = ""
+    """Where the training envs step, e.g. ``8 envs in this process`` (set while the trainer is built)."""
+
+    evaluation_placement: str = ""
+    """Where the evaluation envs step ("": no rollout evaluation built here)."""
 
     def env_placement(self, concurrency: int) -> tuple[int, bool]:
         """``(envs, in worker processes?)`` of the training envs for a ``concurrency`` setting (0: automatic)."""
@@ -45,6 +52,7 @@ class ACRunner(TrainingRunner):
         if self.input_run is not None:
             self.load_input_model(model)
         self.model_selection = self.best_model_selection(model)
+        self.training_placement = self.evaluation_placement = ""
         train_env = self._training_env()
         try:
             evaluator = self._evaluator(config.rollout_evaluator)
@@ -58,13 +66,14 @@ class ACRunner(TrainingRunner):
             if evaluator is not None:
                 evaluator.eval_env.close()
             raise
+        print(self.placement_line())
         self.trainer = self.trainer_class(config, source, evaluator, model, self.model_selection)
 
     def _training_env(self) -> Optional[Any]:
         """The vector env of the training rollouts (built before the evaluator)."""
         n_envs, subprocesses = self.env_placement(self.concurrency)
         train_env = build_vector_env(self.env_factory, n_envs, subprocesses)  # checks n_envs first
-        print(f"Training with {n_envs} envs {'in worker processes' if subprocesses else 'in this process'}")
+        self.training_placement = f"{n_envs} envs {_where(subprocesses)}"
         return train_env
 
     def _training_source(self, config: ActorCriticAlgorithmConfig, model: Any, train_env: Optional[Any]) -> Any:
@@ -79,11 +88,24 @@ class ACRunner(TrainingRunner):
             config.model_selection = self.model_selection
             return config
         n_envs = self.eval_concurrency or min(int(config.get("n_episodes", 8)), MAX_AUTO_EVAL_ENVS)
-        eval_env = build_vector_env(self.env_factory, n_envs, self.in_worker_processes(self.eval_concurrency))
+        subprocesses = self.in_worker_processes(self.eval_concurrency)
+        eval_env = build_vector_env(self.env_factory, n_envs, subprocesses)
+        self.evaluation_placement = f"{n_envs} envs {_where(subprocesses)}"
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         return Factory(Evaluator, ("maze.train.evaluators",)).instantiate(
             config, eval_env=eval_env, model_selection=self.model_selection, seeds=seeds
         )
+
+    def placement_line(self) -> str:
+        """The one line that says where the training and the evaluation envs step (and why, where timed)."""
+        line = f"Training with {self.training_placement}"
+        if self.evaluation_placement:
+            line += f"; evaluating with {self.evaluation_placement}"
+        return line + self.placement_reason()
+
+    def placement_reason(self) -> str:
+        """Why the envs step where they do, as a suffix of :meth:`placement_line` ("": the config says it)."""
+        return ""
 
     def run(self, n_epochs: Optional[int] = None) -> float:
         """Trains (after evaluating a warm-started model once) and writes ``training_summary.json``.
@@ -120,6 +142,7 @@ class ACLocalRunner(ACRunner):
     """
 
     _prefers_workers: Optional[bool] = None
+    _step_seconds: Optional[float] = None
 
     def in_worker_processes(self, concurrency: int) -> bool:
         """True for a positive ``concurrency``; for 0 whether the timed env is expensive enough for workers."""
@@ -130,13 +153,22 @@ class ACLocalRunner(ACRunner):
         return self._prefers_workers
 
     def _time_the_env(self) -> bool:
-        """Times one env (its own fixed seed) and reports where automatic placement puts the envs."""
+        """Times one env (its own fixed seed); True when automatic placement puts the envs in worker processes."""
         probe_env = self.env_factory()
         try:
-            step_seconds = measure_step_seconds(probe_env)
+            self._step_seconds = measure_step_seconds(probe_env)
         finally:
             probe_env.close()
-        in_workers = prefers_worker_processes(step_seconds)
-        where = "in worker processes" if in_workers else "in this process (cheaper than a worker round trip)"
-        print(f"An env step takes {step_seconds * 1e3:.3f} ms: envs of concurrency 0 step {where}")
-        return in_workers
+        return prefers_worker_processes(self._step_seconds)
+
+    def placement_reason(self) -> str:
+        """The timed env step and how it compares to a worker round trip, where a setting of 0 timed the env."""
+        if self._step_seconds is None:
+            return ""
+        cost = "costlier" if self._prefers_workers else "cheaper"
+        return f" (placed automatically: an env step takes {self._step_seconds * 1e3:.3f} ms, {cost} than a worker round trip)"
+
+
+def _where(subprocesses: bool) -> str:
+    """Where a vector env's envs step, for the placement line."""
+    return "in worker processes" if subprocesses else "in this process"

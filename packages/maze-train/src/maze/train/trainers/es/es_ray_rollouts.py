@@ -99,13 +99,16 @@ class ESRayWorker:
 
     Args:
         worker_factory: Builds the worker env (its ``shared_noise`` is replaced by the node's table).
-        directory: The :class:`NoiseTableDirectory` actor.
+        directory_name: The name of the :class:`NoiseTableDirectory` actor. A name, not the actor's
+            handle: a handle among the constructor arguments of an actor with restarts makes Ray
+            log an error-level line at the actor's start (ray-project/ray#53727).
         seed: The worker's seed (noise indices, env seeds, policy).
     """
 
-    def __init__(self, worker_factory: ESWorkerFactory, directory: Any, seed: int) -> None:
+    def __init__(self, worker_factory: ESWorkerFactory, directory_name: str, seed: int) -> None:
         import ray
 
+        directory = ray.get_actor(directory_name)
         table = _map_table(ray.get(directory.table_for.remote(node_id())))
         if worker_factory.torch_threads is not None:
             import torch
@@ -161,13 +164,14 @@ class ESRayDistributedRollouts(ESDistributedRollouts):
                 worker_factory.policy_wrapper,
                 worker_factory.torch_threads,
             )
+            directory_name = f"maze-es-noise-tables-{new_incarnation()}"
             self._directory = (
                 ray.remote(NoiseTableDirectory)
-                .options(num_cpus=0, max_restarts=0)
+                .options(name=directory_name, num_cpus=0, max_restarts=0)
                 .remote(node_id(), worker_factory.shared_noise.__getstate__())
             )
             worker_class = ray.remote(ESRayWorker).options(**cluster.actor_options(num_cpus=num_cpus_per_worker))
-            self.workers = [worker_class.remote(shipped, self._directory, seed) for seed in seeds]
+            self.workers = [worker_class.remote(shipped, directory_name, seed) for seed in seeds]
         except BaseException:
             self._stack.close()
             raise

@@ -44,8 +44,8 @@ class ImpalaRunner(ACRunner):
         """The distributed actors (started by the trainer's first ``train``)."""
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(config.num_actors * self.envs_per_actor)]
         actors = self._actors(config, model.policy, seeds)
-        print(
-            f"Training with {config.num_actors} actors of {self.envs_per_actor} env(s) each ({type(actors).__name__})"
+        self.training_placement = (
+            f"{config.num_actors} actors of {self.envs_per_actor} env(s) each ({type(actors).__name__})"
         )
         return actors
 
