@@ -112,8 +112,9 @@ PACKAGES: tuple[Package, ...] = (
         leaves=("train",),
         internal_deps=("maze-perception", "maze-rollout", "maze-viz"),
         third_party=("tensorboard", "tqdm"),
-        # extras "mlflow", "wandb": the tracking process imports them; "ray": the Ray runners (lazily)
-        optional_third_party=("mlflow", "wandb", "ray"),
+        # extras "mlflow" (mlflow, pandas: the logged model's predict), "wandb": the tracking process imports them;
+        # "ray": the Ray runners (lazily)
+        optional_third_party=("mlflow", "pandas", "wandb", "ray"),
     ),
     Package(
         "maze-rl",

@@ -14,15 +14,15 @@ Needs maze-train (with maze-perception and torch) where the model is loaded.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Optional
 
-import mlflow.pyfunc
 import numpy as np
 
-__all__ = ["MODEL_NAME", "MazePolicyModel", "log_policy_model"]
+__all__ = ["MODEL_NAME", "log_policy_model", "policy_model_class"]
 
 MODEL_NAME = "policy"
 """The name of the logged model in its run (``runs:/<run id>/policy``)."""
@@ -35,30 +35,37 @@ _CHECKPOINT = {
 """Artifact name -> file of the run directory the model is made of."""
 
 
-class MazePolicyModel(mlflow.pyfunc.PythonModel):
-    """A pyfunc model that acts with the policy of a maze checkpoint (deterministic: the most likely actions)."""
+@functools.lru_cache(maxsize=1)
+def policy_model_class() -> type:
+    """The pyfunc model class, defined on first use (mlflow is an optional extra of maze-train)."""
+    import mlflow.pyfunc
 
-    def load_context(self, context: Any) -> None:
-        """Builds the policy from the logged checkpoint files."""
-        from maze.perception.checkpoint import SerializedTorchPolicy
+    class MazePolicyModel(mlflow.pyfunc.PythonModel):
+        """A pyfunc model that acts with the policy of a maze checkpoint (deterministic: the most likely actions)."""
 
-        files = context.artifacts
-        self.policy = SerializedTorchPolicy(
-            None, files["state_dict"], files["spaces_config"], model_config_file=files["model_config"]
-        )
+        def load_context(self, context: Any) -> None:
+            """Builds the policy from the logged checkpoint files."""
+            from maze.perception.checkpoint import SerializedTorchPolicy
 
-    def predict(self, context: Any, model_input, params: Optional[dict[str, Any]] = None) -> Any:  # noqa: ANN001
-        """Observations ``[B, *shape]`` per key -> the most likely action per head, a DataFrame of ``B`` rows.
+            files = context.artifacts
+            self.policy = SerializedTorchPolicy(
+                None, files["state_dict"], files["spaces_config"], model_config_file=files["model_config"]
+            )
 
-        ``model_input`` has no type hint: MLflow would read one as the input schema.
-        """
-        import pandas as pd
-        from maze.env.core.actor import ActorID
+        def predict(self, context: Any, model_input, params: Optional[dict[str, Any]] = None) -> Any:  # noqa: ANN001
+            """Observations ``[B, *shape]`` per key -> the most likely action per head, a DataFrame of ``B`` rows.
 
-        step_key = (params or {}).get("step_key")
-        actor = ActorID(step_key, 0) if step_key is not None else None
-        actions = self.policy.compute_action(_observations(model_input), actor_id=actor, deterministic=True)
-        return pd.DataFrame({head: list(np.asarray(value)) for head, value in actions.items()})
+            ``model_input`` has no type hint: MLflow would read one as the input schema.
+            """
+            import pandas as pd
+            from maze.env.core.actor import ActorID
+
+            step_key = (params or {}).get("step_key")
+            actor = ActorID(step_key, 0) if step_key is not None else None
+            actions = self.policy.compute_action(_observations(model_input), actor_id=actor, deterministic=True)
+            return pd.DataFrame({head: list(np.asarray(value)) for head, value in actions.items()})
+
+    return MazePolicyModel
 
 
 def _observations(model_input: Any) -> dict[str, np.ndarray]:
@@ -77,9 +84,11 @@ def log_policy_model(run_dir: Path) -> bool:
     artifacts = {name: run_dir / file for name, file in _CHECKPOINT.items()}
     if not all(path.is_file() for path in artifacts.values()):
         return False
+    import mlflow.pyfunc
+
     mlflow.pyfunc.log_model(
         name=MODEL_NAME,
-        python_model=MazePolicyModel(),
+        python_model=policy_model_class()(),
         artifacts={name: str(path) for name, path in artifacts.items()},
         pip_requirements=_requirements(),
     )
