@@ -78,7 +78,11 @@ def test_killed_run_keeps_a_loadable_checkpoint(killed_run: TrainingRun) -> None
     assert state["trainer"] == "PPO" and state["epochs"] >= 2
     # the saved best is at least the last announced one (output after it may be lost in the kill)
     assert state["best_reward"] >= best_model_scores(killed_run.result.stdout)[-1]
-    assert not list(run_dir.glob("*.tmp*"))
+    # A kill that lands mid-write leaves the writer's hidden temporary file (issue 48: checkpoints as one
+    # atomic unit); the files above load all the same, and nothing else may be left behind.
+    leftovers = [path.name for path in run_dir.glob("*.tmp*")]
+    assert all(name.startswith(".") and name.endswith(".tmp") for name in leftovers), leftovers
+    assert len(leftovers) <= 1, leftovers
 
 
 def test_two_consecutive_resumes_continue_epochs_env_steps_optimizer_and_best_score(
