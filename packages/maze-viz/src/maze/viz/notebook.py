@@ -46,8 +46,8 @@ def _widgets(purpose: str) -> Any:
     return import_extra("ipywidgets", "notebook", purpose)
 
 
-def _table(header: list[str], rows: list[list[Any]]) -> str:
-    """An HTML table (cells escaped)."""
+def html_table(header: list[str], rows: list[list[Any]]) -> str:
+    """An HTML table (cells escaped), as the notebook viewers show them."""
     head = "".join(f"<th style='text-align:left'>{html.escape(str(cell))}</th>" for cell in header)
     body = "".join(
         "<tr>" + "".join(f"<td style='text-align:left'>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
@@ -141,7 +141,7 @@ class NotebookTrajectoryViewer:
         plt = import_pyplot()
         step = self.step
         description = describe_step(self.record.step_records[step])
-        self.details.value = f"<b>step {step} of {len(self.record) - 1}</b>" + _table(
+        self.details.value = f"<b>step {step} of {len(self.record) - 1}</b>" + html_table(
             ["", ""], [[name, text] for name, text in description.items()]
         ).replace("\n", "<br>")
         with self.picture:
@@ -185,7 +185,7 @@ class NotebookEventLogsViewer:
         self.step_filter = widgets.Dropdown(options=steps, value=-1, description="step")
         self.table = widgets.HTML()
         self.kpi_table = widgets.HTML(
-            "<b>KPIs</b>" + _table(["kpi", "value"], [[name, f"{value:.4g}"] for name, value in self.kpis.items()])
+            "<b>KPIs</b>" + html_table(["kpi", "value"], [[name, f"{value:.4g}"] for name, value in self.kpis.items()])
             if self.kpis
             else "<b>KPIs</b>: none"
         )
@@ -223,4 +223,4 @@ class NotebookEventLogsViewer:
         cells = [
             [row.step, row.topic, row.event, ", ".join(f"{k}={v!r}" for k, v in row.attributes.items())] for row in rows
         ]
-        self.table.value = f"<b>{len(rows)} events</b>" + _table(["step", "topic", "event", "attributes"], cells)
+        self.table.value = f"<b>{len(rows)} events</b>" + html_table(["step", "topic", "event", "attributes"], cells)

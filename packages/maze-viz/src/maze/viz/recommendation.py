@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 from maze.viz._extras import import_extra
+from maze.viz.notebook import html_table
 
 __all__ = [
     "PROBABILITY",
@@ -175,12 +176,7 @@ def _table(data: Mapping[str, Any], kpis: Sequence[str]) -> str:
                 str(candidate.get("rollouts_finished", "")),
             ]
         )
-    head = "".join(f"<th style='text-align:left'>{html.escape(cell)}</th>" for cell in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td style='text-align:left'>{html.escape(cell)}</td>" for cell in row) + "</tr>"
-        for row in rows
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return html_table(header, rows)
 
 
 class NotebookRecommendationViewer:
