@@ -28,7 +28,6 @@ plus 64 MiB, and a crafted file cannot reuse one object from the memo to multipl
 
 from __future__ import annotations
 
-import builtins
 import copyreg
 import importlib
 import math
@@ -222,8 +221,8 @@ _ARRAY_FROMBUFFER = _numpy_functions("_frombuffer")
 """``numpy._core.numeric._frombuffer(buffer, dtype, shape, order)``: an array over bytes from the file."""
 
 _BYTES_TYPES = (bytes, bytearray)
-_RECONSTRUCTOR_BASES = (object, *(getattr(builtins, name) for name in ("list", "dict", "set", "frozenset", "tuple")))
-_RECONSTRUCTOR_BASES += (int, float, complex, str, bytes, bytearray)
+_RECONSTRUCTOR_BASES = (object, list, dict, set, frozenset, tuple, int, float, complex, str, bytes, bytearray)
+"""The bases ``copyreg._reconstructor`` meets in real pickles (protocols 0 and 1 of builtin subclasses)."""
 
 
 def check_call(func: Any, args: tuple[Any, ...], budget: AllocationBudget, initializes: bool = True) -> None:
