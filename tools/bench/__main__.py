@@ -10,6 +10,7 @@ from . import (
     bc_bench,
     busy_bench,
     cutting_figures,
+    defaults_bench,
     deploy_bench,
     env_layer,
     es_bench,
@@ -71,6 +72,7 @@ TRAIN = "train"
 STANDALONE: dict[str, Callable[[bool], None]] = {
     "busy": busy_bench.main,  # PPO epoch time idle vs two CPU-bound background processes, maze vs SB3
     "cutting": cutting_figures.main,  # the Cutting-2D tutorial figures (seed-inventory §15), reproduced
+    "defaults": defaults_bench.main,  # documented defaults vs SB3's defaults, 18 rows x 3 seeds (~30 CPU-hours; parts: defaults_bench --rows)
     "deploy": deploy_bench.main,  # act latency against the bare policy
     "es": es_bench.main,  # ES time-to-solve against sb3-contrib ARS
     "export": export_bench.main,  # ONNX export time of the CartPole policy (whole command; each exporter)

@@ -43,12 +43,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from .harness import RESULTS_DIR, cpu_model, machine
-from .train_bench import LOG_TAIL_LINES, maze_run_executable, measure_child
+from .train_bench import LOG_TAIL_LINES, ROOT, maze_run_executable, measure_child
 
-__all__ = ["CASES", "CurveRun", "main"]
+__all__ = ["CASES", "CurveRun", "evaluation_curve", "main", "measured_run", "run_together", "slug"]
 
 TARGET = 200.0
 SEEDS = (1, 2, 3)
@@ -92,7 +92,12 @@ class Case:
     @property
     def slug(self) -> str:
         """The name as a file-name part that Hydra overrides can carry (no spaces or brackets)."""
-        return re.sub(r"\W+", "-", self.name).strip("-")
+        return slug(self.name)
+
+
+def slug(name: str) -> str:
+    """``name`` as a file-name part that Hydra overrides can carry (no spaces, slashes or brackets)."""
+    return re.sub(r"\W+", "-", name).strip("-")
 
 
 CASES = (
@@ -126,6 +131,8 @@ class CurveRun:
         curve: ``[env_steps, seconds since the process was spawned, mean return]`` per evaluation.
         error: Why the run failed, or None.
         cpu: The processor it ran on (None: not recorded; runs of reruns merge into one table).
+        env_steps_per_second: The tool's own training rate, evaluations excluded (None: not recorded).
+        commit: The repository's ``git describe --always --dirty`` when it ran (None: not recorded).
     """
 
     case: str
@@ -136,6 +143,8 @@ class CurveRun:
     curve: list[list[float]] = field(default_factory=list)
     error: Optional[str] = None
     cpu: Optional[str] = None
+    env_steps_per_second: Optional[float] = None
+    commit: Optional[str] = None
 
     def first_at(self, target: float) -> Optional[list[float]]:
         """The first evaluation with a mean of at least ``target`` (None: never)."""
@@ -160,17 +169,33 @@ def maze_curve(run_dir: Path, case: Case, spawned: float) -> list[list[float]]:
         case: The case run (how to count the env steps of an epoch).
         spawned: Unix time the process was spawned at.
     """
+
+    def env_steps(accumulator: Any) -> dict[int, float]:
+        if case.env_steps_tag is None:
+            return {event.step: event.step * case.env_steps_per_epoch for event in accumulator.Scalars(EVAL_TAG)}
+        return {event.step: event.value for event in accumulator.Scalars(case.env_steps_tag)}
+
+    return evaluation_curve(run_dir, spawned, env_steps, case.env_steps_offset)
+
+
+def evaluation_curve(
+    run_dir: Path, spawned: float, env_steps: Callable[[Any], dict[int, float]], offset: float = 0
+) -> list[list[float]]:
+    """The deterministic evaluations of a maze run: ``[env steps, seconds since spawned, mean]`` each.
+
+    Args:
+        run_dir: The run directory (its TensorBoard events).
+        spawned: Unix time the process was spawned at.
+        env_steps: The run's ``EventAccumulator`` -> env steps trained by the end of each epoch, by log step.
+        offset: Env steps before the first epoch (e.g. SAC's random steps that fill the replay buffer).
+    """
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     accumulator = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     accumulator.Reload()
-    evaluations = accumulator.Scalars(EVAL_TAG)
-    if case.env_steps_tag is None:
-        env_steps = {event.step: event.step * case.env_steps_per_epoch for event in evaluations}
-    else:
-        env_steps = {event.step: event.value for event in accumulator.Scalars(case.env_steps_tag)}
+    steps = env_steps(accumulator)
     return [
-        [case.env_steps_offset + env_steps[event.step], event.wall_time - spawned, event.value] for event in evaluations
+        [offset + steps[event.step], event.wall_time - spawned, event.value] for event in accumulator.Scalars(EVAL_TAG)
     ]
 
 
@@ -188,7 +213,7 @@ def run_maze(case: Case, seed: int, work_dir: Path) -> CurveRun:
         f"hydra.run.dir={run_dir}",
     ]
     return measured_run(
-        case, "maze", seed, command, work_dir,
+        case.name, "maze", seed, command, work_dir,
         lambda spawned: maze_curve(run_dir, case, spawned),
     )  # fmt: skip
 
@@ -206,49 +231,77 @@ def run_sb3(case: Case, seed: int, work_dir: Path) -> CurveRun:
         points = json.loads(out.read_text(encoding="utf-8"))["curve"]
         return [[steps, at - spawned, mean] for steps, at, mean in points]
 
-    return measured_run(case, "sb3", seed, [*command, "--out", str(out)], work_dir, curve)
+    return measured_run(case.name, "sb3", seed, [*command, "--out", str(out)], work_dir, curve)
 
 
 def measured_run(
-    case: Case,
+    name: str,
     tool: str,
     seed: int,
     command: list[str],
     work_dir: Path,
     read_curve: Callable[[float], list[list[float]]],
+    cwd: Path = ROOT,
 ) -> CurveRun:
     """Runs ``command`` with its output in a log, measures it and reads its curve (``read_curve(spawn time)``).
 
-    A child that fails becomes a run carrying the reason, and the tail of its log goes to stderr.
+    A child that fails becomes a run carrying the reason (and the evaluations it made before, where
+    they can be read), and the tail of its log goes to stderr.
+
+    Args:
+        name: The case's name (the run's ``case``).
+        tool: ``maze`` or the peer's name.
+        seed: The seed.
+        command: The command line.
+        work_dir: Folder of the child's log.
+        read_curve: Spawn time -> the run's ``[env steps, seconds since spawned, mean]`` evaluations.
+        cwd: The child's working directory.
     """
-    log = work_dir / f"{tool}-{case.slug}-{seed}.log"
+    log = work_dir / f"{tool}-{slug(name)}-{seed}.log"
     spawned = time.time()
-    stats = measure_child(command, log, RUN_TIMEOUT_S)
-    run = CurveRun(case.name, tool, seed, stats.wall_seconds, stats.peak_rss_mib, cpu=cpu_model())
+    stats = measure_child(command, log, RUN_TIMEOUT_S, cwd)
+    run = CurveRun(name, tool, seed, stats.wall_seconds, stats.peak_rss_mib, cpu=cpu_model())
     if stats.exit_code != 0:
-        return failed(run, stats.exit_code, log)
-    run.curve = read_curve(spawned)
+        failed(run, f"killed after {RUN_TIMEOUT_S} s" if stats.timed_out else f"exit code {stats.exit_code}", log)
+    try:
+        run.curve = read_curve(spawned)
+    except (OSError, ValueError, KeyError) as exc:  # no result file, or one without evaluations
+        if run.error is None:
+            failed(run, f"no evaluations read: {exc!r}", log)
     return run
 
 
-def failed(run: CurveRun, exit_code: int, log: Path) -> CurveRun:
-    """Marks ``run`` failed and prints the tail of its log to stderr."""
-    run.error = f"exit code {exit_code}"
-    tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-LOG_TAIL_LINES:]
-    print(f"{run.case} {run.tool} seed {run.seed} failed ({run.error}); log tail:\n" + "\n".join(tail), file=sys.stderr)
+def failed(run: CurveRun, reason: str, log: Path) -> CurveRun:
+    """Marks ``run`` failed (the reason and the log's message) and prints the tail of its log to stderr.
+
+    The message is the log's last line naming an error (a traceback's last line, Hydra's complaint), or
+    else its last line.
+    """
+    lines = [line.strip() for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+    tail = lines[-LOG_TAIL_LINES:]
+    named = [line for line in lines if re.search(r"error|exception|could not|cannot|traceback", line, re.IGNORECASE)]
+    message = (named or lines or [""])[-1]
+    run.error = f"{reason}: {message}" if message else reason
+    print(f"{run.case} {run.tool} seed {run.seed} failed ({reason}); log tail:\n" + "\n".join(tail), file=sys.stderr)
     return run
 
 
 def run_seed(case: Case, seed: int, work_dir: Path) -> list[CurveRun]:
     """The case's maze run and (at the same time, one core each) its SB3 run of ``seed``."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(run_maze, case, seed, work_dir)]
-        if case.peer is not None:
-            futures.append(pool.submit(run_sb3, case, seed, work_dir))
-        runs = [future.result() for future in futures]
+    jobs = [lambda: run_maze(case, seed, work_dir)]
+    if case.peer is not None:
+        jobs.append(lambda: run_sb3(case, seed, work_dir))
+    runs = run_together(jobs)
     for run in runs:
         print(f"  {case.name} {run.tool} seed {seed}: {one_line(run)}", flush=True)
     return runs
+
+
+def run_together(jobs: list[Callable[[], CurveRun]]) -> list[CurveRun]:
+    """Runs the jobs (each measures one child process) at the same time; their runs in the jobs' order."""
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = [pool.submit(job) for job in jobs]
+        return [future.result() for future in futures]
 
 
 def one_line(run: CurveRun) -> str:

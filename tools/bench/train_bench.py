@@ -70,13 +70,14 @@ class ChildStats:
     timed_out: bool
 
 
-def measure_child(command: list[str], log_path: Path, timeout_s: float = RUN_TIMEOUT_S) -> ChildStats:
+def measure_child(command: list[str], log_path: Path, timeout_s: float = RUN_TIMEOUT_S, cwd: Path = ROOT) -> ChildStats:
     """Runs ``command`` to completion with stdout and stderr in ``log_path`` and measures it.
 
     Args:
         command: The program and its arguments.
         log_path: File that receives the child's combined output.
         timeout_s: The child is killed after this many seconds.
+        cwd: The child's working directory (default: the repository root).
 
     Returns:
         The child's exit code, wall time, peak RSS and whether it timed out.
@@ -84,7 +85,7 @@ def measure_child(command: list[str], log_path: Path, timeout_s: float = RUN_TIM
     killed = threading.Event()
     start = time.perf_counter()
     with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=os.environ | CHILD_ENV, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=cwd, env=os.environ | CHILD_ENV, stdout=log, stderr=subprocess.STDOUT)
 
     def kill() -> None:
         killed.set()
