@@ -18,6 +18,7 @@ from maze.env.log_stats.writers import LogStatsWriter, LogStatsWriterConsole
 from maze.env.utils.factory import resolve_target, to_plain_config
 from maze.env.utils.loggable_config import loggable_config
 from maze.env.utils.seeding import MazeSeeding
+from maze.env.utils.untrusted_files import load_untrusted_yaml
 from maze.env.wrappers.normalization.normalization_utils import (
     find_normalization_wrapper,
     make_normalized_env_factory,
@@ -25,6 +26,7 @@ from maze.env.wrappers.normalization.normalization_utils import (
 )
 from maze.perception.checkpoint import MODEL_CONFIG_FILE, SPACES_CONFIG_FILE, STATE_DICT_FILE
 from maze.perception.models.base_model_composer import BaseModelComposer, build_model_composer
+from maze.perception.models.policies import ProbabilisticPolicyComposer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
@@ -250,6 +252,7 @@ class TrainingRunner(Runner):
         model_config = dict(to_plain_config(self.cfg.get("model")) or {})
         if getattr(self.trainer_class, "needs_critic", False) and not model_config.get("critic"):
             model_config["critic"] = _default_critic(model_config, self.trainer_class.__name__)
+        model_config["policy"] = self._with_log_std_choice(model_config.get("policy"))
         spaces_config = SpacesConfig.from_env(env)
         composer = build_model_composer(model_config, spaces_config)
         spaces_config.save(self.run_dir / self.spaces_config_dump_file)
@@ -257,6 +260,27 @@ class TrainingRunner(Runner):
         self.model_config = model_config
         self.spaces_config = spaces_config
         return composer
+
+    def _with_log_std_choice(self, policy_config: Any) -> Any:
+        """The policy config with ``state_independent_std`` decided where it is left out (or null).
+
+        The trainer class says what its Gaussian heads learn best with
+        (``state_independent_std``: on-policy actor-critics a learned log-std parameter, SAC a
+        log-std computed per state); a warm start keeps the choice of the ``input_dir`` run, so its
+        weights fit. Policy composers other than :class:`ProbabilisticPolicyComposer` are left as they are.
+        """
+        if not isinstance(policy_config, dict) or policy_config.get("state_independent_std") is not None:
+            return policy_config
+        target = policy_config.get("_target_")
+        resolved = resolve_target(target) if isinstance(target, str) else target
+        if not (isinstance(resolved, type) and issubclass(resolved, ProbabilisticPolicyComposer)):
+            return policy_config
+        choice = bool(getattr(self.trainer_class, "state_independent_std", False))
+        if self.input_run is not None:
+            stored = self.input_run.directory / MODEL_CONFIG_FILE
+            stored_policy = (load_untrusted_yaml(stored) or {}).get("policy") if stored.is_file() else None
+            choice = bool((stored_policy or {}).get("state_independent_std", False))
+        return {**policy_config, "state_independent_std": choice}
 
     def _register_writers(self) -> None:
         figures = bool(self.cfg.get("tensorboard_figures", True))

@@ -30,6 +30,7 @@ class A2C(ActorCritic):
     def _update(self, batch: ActorCriticBatch, burn_in: bool) -> None:
         log_probs, entropies, values = self._forward(batch, None)
         policy_losses = [
-            -(advantage * log_prob).mean() for advantage, log_prob in zip(batch.advantages, log_probs, strict=True)
+            -(self._policy_advantages(advantage) * log_prob).mean()
+            for advantage, log_prob in zip(batch.advantages, log_probs, strict=True)
         ]
         self._step_on_losses(policy_losses, entropies, values, batch.value_targets, burn_in)

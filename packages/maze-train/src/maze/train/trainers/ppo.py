@@ -52,7 +52,7 @@ class PPO(ActorCritic):
     """PPO: ``n_optimization_epochs`` passes over each rollout in shuffled minibatches of ``batch_size`` rows.
 
     The old log-probabilities are those computed once when the rollout was prepared;
-    advantages are normalized per minibatch. See
+    with ``normalize_advantages`` the advantages are normalized per minibatch. See
     :class:`~maze.train.trainers.actor_critic.trainer.ActorCritic` for the arguments.
     """
 
@@ -68,15 +68,9 @@ class PPO(ActorCritic):
                 rows = order[start : start + size]
                 log_probs, entropies, values = self._forward(batch, rows)
                 policy_losses = [
-                    clipped_surrogate_loss(log_prob, old, _normalized(advantage), self.config.clip_range)
+                    clipped_surrogate_loss(log_prob, old, self._policy_advantages(advantage), self.config.clip_range)
                     for log_prob, old, advantage in zip(
                         log_probs, batch.rows("old_log_probs", rows), batch.rows("advantages", rows), strict=True
                     )
                 ]
                 self._step_on_losses(policy_losses, entropies, values, batch.rows("value_targets", rows), burn_in)
-
-
-def _normalized(advantages: torch.Tensor) -> torch.Tensor:
-    if advantages.numel() < 2:
-        return advantages
-    return (advantages - advantages.mean()) / (advantages.std() + 1e-8)

@@ -50,13 +50,15 @@ class BasePolicyComposer(ABC):
         """Sub-step keys whose agents have their own networks."""
         return ()
 
+    def mapper(self, step_key: StepKeyType) -> DistributionMapper:
+        """The distribution mapper of the sub-step ``step_key``."""
+        if isinstance(self.distribution_mapper, DistributionMapper):
+            return self.distribution_mapper
+        return self.distribution_mapper[step_key]
+
     def action_logits_shapes(self, step_key: StepKeyType) -> dict[str, tuple[int, ...]]:
         """Action head -> logits shape the network of ``step_key`` must produce."""
-        mapper = (
-            self.distribution_mapper
-            if isinstance(self.distribution_mapper, DistributionMapper)
-            else self.distribution_mapper[step_key]
-        )
+        mapper = self.mapper(step_key)
         return {head: mapper.required_logits_shape(head) for head in self.action_spaces_dict[step_key].spaces}
 
     def torch_policy(self, device: Union[str, torch.device] = "cpu") -> TorchPolicy:

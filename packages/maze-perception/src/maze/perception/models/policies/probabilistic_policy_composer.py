@@ -13,6 +13,7 @@ from maze.env.utils.factory import ConfigType
 from maze.perception.agent.torch_model import network_name
 from maze.perception.models.network_factory import dry_run_output_shapes, instantiate_networks
 from maze.perception.models.policies.base_policy_composer import BasePolicyComposer
+from maze.perception.models.policies.state_independent_std import StateIndependentStd, log_std_heads
 from torch import nn
 
 __all__ = ["ProbabilisticPolicyComposer"]
@@ -36,6 +37,8 @@ class ProbabilisticPolicyComposer(BasePolicyComposer):
             or one per sub-step.
         substeps_with_separate_agent_nets: Sub-step keys whose agents each get a network
             (keyed ``ActorID(step_key, agent_id)``).
+        state_independent_std: The log-stds of Gaussian heads are learned parameters (initially 0, std 1)
+            instead of network outputs (see :mod:`~maze.perception.models.policies.state_independent_std`).
 
     Raises:
         ConfigurationError: For a wrong number of networks, an unknown sub-step key, or a
@@ -50,6 +53,7 @@ class ProbabilisticPolicyComposer(BasePolicyComposer):
         distribution_mapper: Union[DistributionMapper, Mapping[StepKeyType, DistributionMapper]],
         networks: Sequence[ConfigType],
         substeps_with_separate_agent_nets: Optional[Collection[StepKeyType]] = None,
+        state_independent_std: bool = False,
     ) -> None:
         super().__init__(action_spaces_dict, observation_spaces_dict, agent_counts_dict, distribution_mapper)
         self._separate = list(substeps_with_separate_agent_nets or ())
@@ -74,6 +78,16 @@ class ProbabilisticPolicyComposer(BasePolicyComposer):
         }
         self._networks = instantiate_networks(networks, groups, self._shape_kwargs, type(self).__name__)
         self._embedding_shapes = {key: self._check_outputs(key, network) for key, network in self._networks.items()}
+        if state_independent_std:
+            self._networks = {key: self._with_state_independent_std(key, net) for key, net in self._networks.items()}
+
+    def _with_state_independent_std(self, key: Any, network: nn.Module) -> nn.Module:
+        """The network with learned log-std parameters for its Gaussian heads (unchanged without such heads)."""
+        step_key = self._step_key(key)
+        shapes = self.action_logits_shapes(step_key)
+        mapper = self.mapper(step_key)
+        heads = log_std_heads({head: mapper.distribution_class(head) for head in shapes}, shapes)
+        return StateIndependentStd(network, {head: shapes[head] for head in heads}) if heads else network
 
     @staticmethod
     def _step_key(key: Any) -> StepKeyType:

@@ -35,6 +35,11 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
         value_loss_coef: Weight of the value loss (mean squared error).
         entropy_coef: Weight of the entropy bonus.
         max_grad_norm: Clip the gradient norm to this value (0: no clipping).
+        normalize_advantages: Normalize the advantages of the policy gradient to mean 0 and standard deviation 1
+            (PPO: per minibatch; A2C and IMPALA: per update).
+        reward_scaling: Divide the rewards by a running standard deviation of the discounted return before the
+            advantages and value targets are computed (see :mod:`maze.train.reward_scaling`); the critic then
+            learns values in that scaled unit.
         device: ``cpu`` or ``cuda``.
         rollout_evaluator: Config (or instance) of the evaluator run after every epoch.
         target_reward: Stop as soon as an evaluation's mean return reaches this value (None: never).
@@ -55,6 +60,8 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
     value_loss_coef: float = bounded(0.5, ge=0)
     entropy_coef: float = bounded(0.00025, ge=0)
     max_grad_norm: float = bounded(0.0, ge=0)
+    normalize_advantages: bool = False
+    reward_scaling: bool = False
     device: str = "cpu"
     rollout_evaluator: Any = None
     target_reward: Optional[float] = None

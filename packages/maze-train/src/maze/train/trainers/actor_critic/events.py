@@ -48,3 +48,7 @@ class ActorCriticEvents(UpdateTimingEvents):
     @epoch_mean
     def critic_grad_norm(self, value: float) -> None:
         """The gradient norm of the critic parameters."""
+
+    @epoch_mean
+    def reward_scale(self, value: float) -> None:
+        """The divisor of the rewards (``reward_scaling``; critic values and losses are in the scaled unit)."""

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional
 
+import numpy as np
 import torch
 from maze.env.log_stats.aggregator import LogStatsAggregator
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import CollectorGuardedTrainer
 from maze.train.optim import build_optimizer
-from maze.train.rollout.collector import RolloutCollector
+from maze.train.reward_scaling import ReturnScaler
+from maze.train.rollout.collector import RolloutBatch, RolloutCollector
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch, prepare_actor_critic_batch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.actor_critic.events import ActorCriticEvents
@@ -46,6 +50,10 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
 
     needs_critic = True
     """Runners add the default critic when the model config has none."""
+    state_independent_std = True
+    """Gaussian heads learn one log-std parameter per action dimension unless the model config says otherwise:
+    computed per state, the log-std collapses within a few on-policy updates (see
+    :mod:`maze.perception.models.policies.state_independent_std`)."""
     config_class: type[ActorCriticAlgorithmConfig] = ActorCriticAlgorithmConfig
     """The algorithm config of the trainer."""
     events_class: type = ActorCriticEvents
@@ -74,6 +82,8 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
         )
         self.events = TrainerEventLog(self.events_class)
         self._env_stats = LogStatsAggregator()
+        self.return_scaler = ReturnScaler() if algorithm_config.reward_scaling else None
+        """Scales the rewards of the updates (``reward_scaling``; None: rewards as the env gives them)."""
         self.epochs_done = 0
         self.best_reward = float("-inf")
         self.state_dir: Optional[Path] = None
@@ -114,6 +124,7 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
             return
         self._bar.set_postfix_str("update")
         self.optimizer.lr = self.config.learning_rate(self.env_steps)
+        rollout = self._scaled(rollout, carry_returns=True)
         batch = prepare_actor_critic_batch(rollout, self.model, self.config.gamma, self.config.gae_lambda)
         self._update(batch, burn_in)
         self.events.record(ActorCriticEvents.time_rollout, value=collected - start)
@@ -124,6 +135,40 @@ class ActorCritic(CollectorGuardedTrainer, EpochLoopTrainer, ABC):
     def close(self) -> None:
         """Closes the training envs."""
         self.collector.env.close()
+
+    # --- reward scaling and advantages ----------------------------------------------------------
+
+    def _scaled(self, rollout: Any, carry_returns: bool) -> Any:
+        """The rollout with its rewards divided by the running return scale (``reward_scaling``; else as it is).
+
+        Args:
+            rollout: The collected rollout (rollouts of envs with dynamic agents are not scaled).
+            carry_returns: The rollout continues the previous one env by env (a collector's rollouts), so the
+                envs' running returns carry over; False for batches joined from other sources (IMPALA's actors).
+        """
+        if self.return_scaler is None or not isinstance(rollout, RolloutBatch):
+            return rollout
+        if not carry_returns:
+            self.return_scaler.reset_returns()
+        discount = np.where(rollout.env_step_ends(), self.config.gamma, 1.0)
+        rewards = self.return_scaler.scale_rewards(rollout.rewards, rollout.terminated | rollout.truncated, discount)
+        self.events.record(ActorCriticEvents.reward_scale, value=self.return_scaler.scale)
+        return dataclasses.replace(rollout, rewards=rewards)
+
+    def _policy_advantages(self, advantages: torch.Tensor) -> torch.Tensor:
+        """``[m]`` advantages as the policy gradient takes them (normalized with ``normalize_advantages``)."""
+        if not self.config.normalize_advantages or advantages.numel() < 2:
+            return advantages
+        return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+
+    def extra_state_dicts(self) -> dict[str, Mapping[str, Any]]:
+        """The return scaler's statistics (with ``reward_scaling``)."""
+        return {} if self.return_scaler is None else {"return_scaler": self.return_scaler.state_dict()}
+
+    def load_extra_state_dicts(self, state_dicts: Mapping[str, Mapping[str, Any]]) -> None:
+        """Restores the return scaler's statistics (a run saved without them starts them fresh)."""
+        if self.return_scaler is not None and "return_scaler" in state_dicts:
+            self.return_scaler.load_state_dict(state_dicts["return_scaler"])
 
     # --- optimization ----------------------------------------------------------------------
 

@@ -33,6 +33,27 @@ class RunBudget:
     train_seconds: float = 0.0
     started: float = field(default_factory=time.perf_counter)
 
+    def describe(self, patience: int, n_epochs: int) -> str:
+        """The line a run prints at its start: when it will end by itself.
+
+        Args:
+            patience: Epochs without a better smoothed evaluation before an early stop (0: none).
+            n_epochs: Epochs to train in total (0: no limit).
+        """
+        limits = []
+        if n_epochs:
+            limits.append(f"{n_epochs} epochs (algorithm.n_epochs)")
+        if self.max_env_steps is not None:
+            limits.append(f"{self.max_env_steps:,} env steps (algorithm.max_env_steps)")
+        if self.max_seconds is not None:
+            limits.append(f"{self.max_seconds:g} s (algorithm.max_seconds)")
+        line = "Budget: " + (" or ".join(limits) if limits else "none (algorithm.max_env_steps=null)")
+        if patience:
+            line += f"; stops earlier after {patience} epochs without a better evaluation (algorithm.patience)"
+        elif not limits:
+            line += "; runs until stopped (Ctrl-C keeps the best model)"
+        return line
+
     def exhausted(self, env_steps: int) -> Optional[str]:
         """Why the budget is spent at ``env_steps`` env steps in total; None while it is not."""
         if self.max_env_steps is not None and env_steps >= self.max_env_steps:

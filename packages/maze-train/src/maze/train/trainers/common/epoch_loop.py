@@ -9,6 +9,7 @@ trainers.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Optional
 
@@ -24,7 +25,10 @@ from maze.train.guards import NonFiniteGuard
 from maze.train.progress import TrainingProgress
 from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 
-__all__ = ["EpochLoopTrainer"]
+__all__ = ["PATIENCE_WINDOW", "EpochLoopTrainer"]
+
+PATIENCE_WINDOW = 3
+"""Evaluations averaged for early stopping: one lucky (or unlucky) evaluation neither resets nor ends the patience."""
 
 
 class EpochLoopTrainer(ResumableTrainer):
@@ -38,7 +42,8 @@ class EpochLoopTrainer(ResumableTrainer):
     selection; without an evaluator the epoch's mean training return does), the resumable
     state is saved, and training stops once ``n_epochs`` are done, ``target_reward`` is
     reached, ``patience`` epochs (where the config has the key) passed without a new
-    best score, or the budget (``max_env_steps``, ``max_seconds``; see
+    best smoothed score (the mean of the last :data:`PATIENCE_WINDOW` scores, so that noisy
+    evaluations neither stop a run early nor keep it going), or the budget (``max_env_steps``, ``max_seconds``; see
     :mod:`~maze.train.trainers.common.budget`) is spent. With :attr:`background_evaluation`
     the evaluation of an epoch runs in a forked child while the next epoch trains (see
     :mod:`maze.train.evaluators.background`).
@@ -65,7 +70,11 @@ class EpochLoopTrainer(ResumableTrainer):
     """Runs the evaluations in a forked child while the next epoch trains (the training runner sets it
     with ``runner.background_evaluation``; None: evaluate after every epoch in this process)."""
     _stale: int = 0
-    """Epochs since the best score last improved."""
+    """Epochs since the best smoothed score last improved."""
+    _recent_scores: deque[float] = deque()
+    """The last :data:`PATIENCE_WINDOW` scores (their mean is the smoothed score)."""
+    _best_smoothed: float = float("-inf")
+    """The best smoothed score of this ``train`` call."""
 
     def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
         """Trains until a stop criterion holds.
@@ -78,8 +87,9 @@ class EpochLoopTrainer(ResumableTrainer):
             What was achieved (an interrupted call's is :meth:`result_so_far`).
         """
         limit = self.config.n_epochs if n_epochs is None else n_epochs
-        self.start_budget()
-        self._stale = 0
+        budget = self.start_budget()
+        self._stale, self._recent_scores, self._best_smoothed = 0, deque(maxlen=PATIENCE_WINDOW), float("-inf")
+        print(budget.describe(getattr(self.config, "patience", 0), limit))
         stop = self._stop_before_training(limit)
         if stop is not None:  # a resumed run: its state (and the score of its evaluation) stays resumable here
             self.save_training_state()
@@ -174,14 +184,23 @@ class EpochLoopTrainer(ResumableTrainer):
         target, patience = self.config.target_reward, getattr(self.config, "patience", 0)
         stop = None
         for score in scores:
-            if score > self.best_reward:
-                self.best_reward, self._stale = score, 0
+            self.best_reward = max(self.best_reward, score)
+            self._recent_scores.append(score)
+            smoothed = sum(self._recent_scores) / len(self._recent_scores)
+            if smoothed > self._best_smoothed:
+                self._best_smoothed, self._stale = smoothed, 0
             else:
                 self._stale += 1
             if target is not None and score >= target:
                 stop = True, f"target reward {target:g} reached ({score:.3f})"
             elif patience and self._stale >= patience:
-                stop = False, f"no improvement for {self._stale} epochs (patience {patience})"
+                stop = (
+                    False,
+                    (
+                        f"no improvement of the mean of the last {PATIENCE_WINDOW} evaluations for {self._stale} epochs "
+                        f"(algorithm.patience={patience})"
+                    ),
+                )
         self.save_training_state()
         return stop
 

@@ -118,7 +118,7 @@ class IMPALA(ActorCritic):
             self.events.record(ImpalaEvents.policy_lag, value=self.actors.policy_version - output.policy_version)
         if self.guard.rollout_ok(rollout):
             self.optimizer.lr = self.config.learning_rate(self.env_steps)
-            self._update((rollout, behaviour_log_probs), burn_in)
+            self._update((self._scaled(rollout, carry_returns=False), behaviour_log_probs), burn_in)
             self.actors.broadcast_updated_policy(self.model.policy)
         end = time.perf_counter()
         self.events.record(ImpalaEvents.time_wait_for_data, value=received - start)
@@ -141,7 +141,8 @@ class IMPALA(ActorCritic):
         advantages = per_slot(vtrace.pg_advantages, rollout.n_slots, device)
         targets = per_slot(vtrace.vs, rollout.n_slots, device)
         policy_losses = [
-            -(advantage * log_prob).mean() for advantage, log_prob in zip(advantages, log_probs, strict=True)
+            -(self._policy_advantages(advantage) * log_prob).mean()
+            for advantage, log_prob in zip(advantages, log_probs, strict=True)
         ]
         self._step_on_losses(policy_losses, policy_output.entropies, values, targets, burn_in)
         rhos = np.exp(vtrace.log_rhos)

@@ -1,0 +1,95 @@
+"""Return-based reward scaling: rewards divided by a running standard deviation of the discounted return.
+
+An env's rewards can be in the thousands or in the thousandths; the critic's value targets and
+its loss scale with them. With targets in the thousands the value loss swamps the policy
+gradient wherever the two share parameters or a gradient-norm clip, and the critic's output
+layer needs many updates just to reach the scale. Dividing every reward by the running
+standard deviation of the discounted return (per env: ``G <- gamma * G + r``, reset at
+episode ends) puts the value targets of any env near unit scale, whatever the reward's unit.
+The rewards are only divided (never shifted), so the ordering of returns and the sign of
+every reward stay as they were; the critic learns values in the scaled unit.
+
+The statistics are part of the trainer's resumable state (:meth:`ReturnScaler.state_dict`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import torch
+
+__all__ = ["ReturnScaler"]
+
+
+class ReturnScaler:
+    """Divides rewards by ``sqrt(var(G) + epsilon)``, ``G`` the running discounted return of each env.
+
+    Args:
+        epsilon: Added to the variance (keeps the scale finite before any return varies).
+
+    Attributes:
+        count: Returns the statistics have seen.
+        mean: Their running mean.
+        var: Their running (population) variance.
+    """
+
+    def __init__(self, epsilon: float = 1e-8) -> None:
+        self.epsilon = epsilon
+        self.count = 0.0
+        self.mean = 0.0
+        self.var = 1.0
+        self._returns: np.ndarray = np.zeros(0)
+
+    @property
+    def scale(self) -> float:
+        """The divisor of the rewards, ``sqrt(var + epsilon)`` (1 before the first update)."""
+        return float(np.sqrt(self.var + self.epsilon)) if self.count else 1.0
+
+    def reset_returns(self) -> None:
+        """Starts the envs' running returns at 0 (for a rollout that does not continue the previous one)."""
+        self._returns = np.zeros(0)
+
+    def scale_rewards(self, rewards: np.ndarray, episode_ends: np.ndarray, discount: np.ndarray) -> np.ndarray:
+        """Updates the statistics with a rollout's returns and returns its rewards divided by the new scale.
+
+        Args:
+            rewards: ``[T, N]`` rewards of ``T`` transitions of ``N`` envs (time-major).
+            episode_ends: ``[T, N]`` whether an episode ended (terminated or truncated) at the transition.
+            discount: ``[T]`` the discount of each transition (``gamma``; 1 between the sub-steps of one env step).
+
+        Returns:
+            ``[T, N]`` float32 scaled rewards.
+        """
+        if self._returns.shape != rewards.shape[1:]:
+            self._returns = np.zeros(rewards.shape[1:])
+        returns = np.empty(rewards.shape)
+        running = self._returns
+        for step in range(rewards.shape[0]):
+            running = running * discount[step] + rewards[step]
+            returns[step] = running
+            running = np.where(episode_ends[step], 0.0, running)
+        self._returns = running
+        self._update(returns.reshape(-1))
+        return (rewards / self.scale).astype(np.float32)
+
+    def _update(self, returns: np.ndarray) -> None:
+        """Merges the mean and variance of ``returns`` into the running statistics (Chan et al.'s parallel rule)."""
+        batch_count = float(returns.size)
+        if not batch_count:
+            return
+        batch_mean, batch_var = float(returns.mean()), float(returns.var())
+        total = self.count + batch_count
+        delta = batch_mean - self.mean
+        merged_m2 = self.var * self.count + batch_var * batch_count + delta**2 * self.count * batch_count / total
+        self.mean += delta * batch_count / total
+        self.var = merged_m2 / total
+        self.count = total
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        """The statistics as a tensors-only state dict (saved with the trainer's resumable state)."""
+        return {"statistics": torch.tensor([self.count, self.mean, self.var], dtype=torch.float64)}
+
+    def load_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
+        """Restores :meth:`state_dict` (the envs' running returns start at 0 again)."""
+        self.count, self.mean, self.var = (float(value) for value in state["statistics"])
