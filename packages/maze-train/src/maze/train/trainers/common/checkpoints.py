@@ -33,8 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from maze.env.errors import ConfigurationError
 from maze.env.utils.files import atomic_write_bytes, fsync_directory, write_new_file
 from maze.env.utils.temp_files import in_progress, is_stale, remove_stale_temps, temp_name
+from maze.env.utils.untrusted_files import load_untrusted_json, load_untrusted_yaml
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -76,7 +78,6 @@ ORIGIN_FILE = "input_run.json"
 
 _VISIBLE = re.compile(r"^checkpoint-(\d+)$")
 _HIDDEN = re.compile(r"^\.checkpoint-(\d+)\..+\.(tmp|old)$")
-_MANIFEST_LIMIT = 1 << 20
 _MAX_ORIGINS = 32
 
 
@@ -128,12 +129,10 @@ def inspect_checkpoint(directory: Path) -> tuple[Optional[int], str]:
     """
     path = directory / MANIFEST_FILE
     try:
-        if path.stat().st_size > _MANIFEST_LIMIT:
-            return None, f"its {MANIFEST_FILE} is larger than {_MANIFEST_LIMIT} bytes"
-        manifest = json.loads(path.read_bytes())
+        manifest = load_untrusted_json(path)
     except FileNotFoundError:
         return None, f"it has no {MANIFEST_FILE} (it was not completely written)"
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, ConfigurationError) as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return None, f"its {MANIFEST_FILE} cannot be read ({type(error).__name__}: {error})"
     if not isinstance(manifest, dict) or manifest.get("format") != CHECKPOINT_FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
@@ -168,8 +167,6 @@ def _candidates(run_dir: Path) -> list[tuple[int, bool, Path]]:
 
 def _legacy_checkpoint(run_dir: Path) -> Optional[Checkpoint]:
     """The flat layout's state (``training_state.yaml`` next to ``state_dict.pt``), if the run directory has one."""
-    from maze.env.utils.untrusted_files import load_untrusted_yaml
-
     state_file = run_dir / TRAINING_STATE_FILE
     if not state_file.is_file():
         return None
@@ -252,12 +249,9 @@ def write_origin(run_dir: Path, input_dir: Path) -> None:
 
 def read_origin(run_dir: Path) -> Optional[Path]:
     """The ``input_dir`` that the run in ``run_dir`` started from (None: none, or :data:`ORIGIN_FILE` is unreadable)."""
-    path = run_dir / ORIGIN_FILE
     try:
-        if path.stat().st_size > _MANIFEST_LIMIT:
-            return None
-        value = json.loads(path.read_bytes()).get("input_dir")
-    except (OSError, ValueError, AttributeError):
+        value = load_untrusted_json(run_dir / ORIGIN_FILE).get("input_dir")
+    except (OSError, ValueError, AttributeError, ConfigurationError):
         return None
     return Path(value) if isinstance(value, str) and value else None
 
