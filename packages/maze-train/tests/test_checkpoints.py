@@ -162,6 +162,12 @@ def test_a_manifest_that_names_a_path_is_refused(tmp_path: Path) -> None:
     assert find_checkpoint(tmp_path) is None
 
 
+def test_a_checkpoint_renamed_to_another_epoch_is_refused(tmp_path: Path) -> None:
+    EpochTrainer().reach(1).save_training_state(tmp_path)
+    (tmp_path / "checkpoint-1").rename(tmp_path / "checkpoint-9")
+    assert find_checkpoint(tmp_path) is None
+
+
 # --- stale temporary entries ------------------------------------------------------------------
 
 

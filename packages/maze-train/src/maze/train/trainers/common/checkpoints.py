@@ -197,8 +197,8 @@ def find_checkpoint(
     seen: set[Path] = set()
     for _ in range(_MAX_ORIGINS):
         seen.add(directory.resolve())
-        for _named, visible, path in _candidates(directory):
-            epoch, problem = inspect_checkpoint(path)
+        for named, visible, path in _candidates(directory):
+            epoch, problem = _inspect_named(path, named)
             if epoch is not None:
                 return Checkpoint(path, epoch)
             if visible and report is not None:
@@ -219,11 +219,18 @@ def clean_run_dir(run_dir: Path) -> None:
     A staged or replaced checkpoint that is complete and newer than every visible one (its
     writer was killed between two renames) is renamed into place instead.
     """
-    newest = max((epoch for epoch, visible, path in _candidates(run_dir) if visible and _complete(path)), default=-1)
+    newest = max(
+        (
+            named
+            for named, visible, path in _candidates(run_dir)
+            if visible and _inspect_named(path, named)[0] is not None
+        ),
+        default=-1,
+    )
     for named, visible, path in _candidates(run_dir):
         if visible or named <= newest or not is_stale(path):
             continue
-        epoch, _ = inspect_checkpoint(path)
+        epoch, _ = _inspect_named(path, named)
         if epoch is None:
             continue
         target = run_dir / f"{CHECKPOINT_PREFIX}{epoch}"
@@ -237,8 +244,12 @@ def clean_run_dir(run_dir: Path) -> None:
     remove_stale_temps(run_dir)
 
 
-def _complete(path: Path) -> bool:
-    return inspect_checkpoint(path)[0] is not None
+def _inspect_named(path: Path, named: int) -> tuple[Optional[int], str]:
+    """:func:`inspect_checkpoint` of a directory whose name says the epoch ``named`` (a renamed copy is refused)."""
+    epoch, problem = inspect_checkpoint(path)
+    if epoch is not None and epoch != named:
+        return None, f"its {MANIFEST_FILE} is of epoch {epoch}, its name of epoch {named}"
+    return epoch, problem
 
 
 def write_origin(run_dir: Path, input_dir: Path) -> None:
