@@ -8,6 +8,7 @@ the same epoch end.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -160,6 +161,24 @@ def test_a_manifest_that_names_a_path_is_refused(tmp_path: Path) -> None:
     manifest["files"]["../state_dict.pt"] = "0" * 64
     manifest_file.write_text(json.dumps(manifest))
     assert find_checkpoint(tmp_path) is None
+
+
+def test_a_save_that_fails_on_a_full_disk_names_the_checkpoint_and_keeps_the_previous_one(
+    tmp_path: Path, monkeypatch
+) -> None:
+    trainer = EpochTrainer()
+    trainer.reach(1).save_training_state(tmp_path)
+    write = os.write
+
+    def full_disk(descriptor: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(OSError, match=r"No space left on device") as failure:
+        trainer.reach(2).save_training_state(tmp_path)
+    monkeypatch.setattr(os, "write", write)
+    assert failure.value.filename == str(tmp_path / "checkpoint-2" / LAST_STATE_DICT_FILE)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["checkpoint-1"] and consistent_epoch(tmp_path) == 1
 
 
 def test_a_checkpoint_renamed_to_another_epoch_is_refused(tmp_path: Path) -> None:

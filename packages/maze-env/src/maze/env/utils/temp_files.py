@@ -27,6 +27,7 @@ from typing import Optional
 
 __all__ = [
     "STALE_AFTER_SECONDS",
+    "error_naming_target",
     "in_progress",
     "is_stale",
     "remove_stale_temps",
@@ -129,3 +130,18 @@ def remove_stale_temps(directory: Path, prefix: str = "") -> list[Path]:
             continue
         removed.append(path)
     return removed
+
+
+def error_naming_target(error: OSError, staging: Path, target: Path) -> OSError:
+    """``error`` naming the path under ``target`` where it names one under the hidden ``staging`` (for messages).
+
+    Example: an ``ENOSPC`` of ``<run>/.checkpoint-3.p12@host.ab.tmp/optimizer.pt`` names
+    ``<run>/checkpoint-3/optimizer.pt``, the path the user knows. Other errors are returned as they are.
+    """
+    if error.filename is None:
+        return error
+    try:
+        relative = Path(error.filename).relative_to(staging)
+    except ValueError:
+        return error
+    return OSError(error.errno, error.strerror, str(target / relative))

@@ -18,7 +18,7 @@ from maze.distributions import DistributionMapper
 from maze.env.errors import ConfigurationError
 from maze.env.utils.install_hints import pip_install_command
 from maze.env.utils.spaces_config import SpacesConfig
-from maze.env.utils.temp_files import in_progress
+from maze.env.utils.temp_files import error_naming_target, in_progress
 from maze.env.utils.untrusted_files import UntrustedFileError, load_untrusted_config
 from maze.env.wrappers.normalization import load_normalization_statistics
 from maze.perception.agent.torch_model import network_name
@@ -100,7 +100,7 @@ def export_policy(
             data = metadata(spaces_config.to_data(), entries, max(opsets), normalization_statistics, env, wrappers)
             publish(staging, directory, data, METADATA_FILE)
     except OSError as error:
-        raise _named_in(error, staging, directory) from error
+        raise error_naming_target(error, staging, directory) from error
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return directory
@@ -231,14 +231,3 @@ def _env_and_wrappers(run: Path) -> tuple[Any, Any]:
             f"cannot resolve env and wrappers of {str(path)!r} ({type(error).__name__}: {error})"
         ) from None
     return config.get("env"), config.get("wrappers")
-
-
-def _named_in(error: OSError, staging: Path, directory: Path) -> OSError:
-    """``error`` naming the file of the export directory where it names a file of the hidden staging directory."""
-    if error.filename is None:
-        return error
-    try:
-        relative = Path(error.filename).relative_to(staging)
-    except ValueError:
-        return error
-    return OSError(error.errno, error.strerror, str(directory / relative))

@@ -35,7 +35,7 @@ from typing import Any, Optional, Union
 
 from maze.env.errors import ConfigurationError
 from maze.env.utils.files import atomic_write_bytes, fsync_directory, write_new_file
-from maze.env.utils.temp_files import in_progress, is_stale, remove_stale_temps, temp_name
+from maze.env.utils.temp_files import error_naming_target, in_progress, is_stale, remove_stale_temps, temp_name
 from maze.env.utils.untrusted_files import load_untrusted_json, load_untrusted_yaml
 
 __all__ = [
@@ -310,6 +310,9 @@ class CheckpointWriter:
                 write_new_file(staging / MANIFEST_FILE, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
                 fsync_directory(staging)
                 self._move_into_place(staging, self.run_dir / name)
+            except OSError as error:  # e.g. a full disk: named by the checkpoint's path, not the hidden one
+                shutil.rmtree(staging, ignore_errors=True)
+                raise error_naming_target(error, staging, self.run_dir / name) from error
             except BaseException:
                 shutil.rmtree(staging, ignore_errors=True)
                 raise
