@@ -13,6 +13,7 @@ from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
 from maze.perception.serialization import atomic_write_bytes, load_state_dict_file
 from maze.train.trainers.common.checkpoints import (
     OPTIMIZER_FILE,
+    ORIGIN_FILE,
     TRAINING_STATE_FILE,
     Checkpoint,
     clean_run_dir,
@@ -103,7 +104,7 @@ class InputRun:
             raise ConfigurationError(
                 f"input_dir {str(directory)!r} holds no checkpoint: its run stopped before its first save, and "
                 f"{str(origin)!r}, the input_dir it had started from, {problem}. Resume from another run directory, "
-                f"or delete {directory / 'input_run.json'} to start from the model of input_dir only"
+                f"or delete {directory / ORIGIN_FILE} to start from the model of input_dir only"
             )
         print(
             f"Note: input_dir {directory} holds no checkpoint: its run stopped before its first save. The newest "
