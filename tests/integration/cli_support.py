@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from maze.train.tensorboard import read_scalars
+from maze.train.trainers.common.checkpoints import TRAINING_STATE_FILE, find_checkpoint
 
 
 def cartpole(algorithm: str = "ppo") -> tuple[str, ...]:
@@ -131,6 +132,20 @@ def training_summary(run_dir: Path) -> dict[str, Any]:
     return json.loads((run_dir / "training_summary.json").read_text())
 
 
+def checkpoint_file(run_dir: Path, name: str) -> Path:
+    """A file of the newest complete checkpoint (``checkpoint-<epoch>/``) of a run directory."""
+    checkpoint = find_checkpoint(run_dir, follow_origin=False)
+    assert checkpoint is not None, f"{run_dir} holds no complete checkpoint"
+    return checkpoint.path(name)
+
+
+def training_state(run_dir: Path) -> dict[str, Any]:
+    """The ``training_state.yaml`` of the newest complete checkpoint of a run directory."""
+    import yaml
+
+    return yaml.safe_load(checkpoint_file(run_dir, TRAINING_STATE_FILE).read_text())
+
+
 def best_model_scores(output: str) -> list[float]:
     """The scores of the ``-> new overall best model X!`` lines, in order."""
     return [
@@ -158,5 +173,15 @@ def scalar_series(run_dir: Path, tag: str) -> list[float]:
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:
-    """Every file below ``directory`` (relative path -> content), to prove a run was left untouched."""
-    return {str(path.relative_to(directory)): path.read_bytes() for path in directory.rglob("*") if path.is_file()}
+    """Every file below ``directory`` (relative path -> content), to prove a run was left untouched.
+
+    Temporary entries (hidden ``*.tmp``/``*.old`` names, e.g. of a save that was killed) are no outputs: a
+    resume deletes them when their writer is gone.
+    """
+    files = {}
+    for path in directory.rglob("*"):
+        relative = path.relative_to(directory)
+        temporary = any(part.startswith(".") and part.endswith((".tmp", ".old")) for part in relative.parts)
+        if path.is_file() and not temporary:
+            files[str(relative)] = path.read_bytes()
+    return files

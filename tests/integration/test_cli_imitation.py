@@ -17,6 +17,7 @@ from cli_support import (
     TrainingRun,
     assert_success,
     best_model_scores,
+    checkpoint_file,
     console_table_rows,
     maze_run,
     maze_run_command,
@@ -125,7 +126,7 @@ def test_ppo_fine_tuning_keeps_the_cloned_policy_during_critic_burn_in(
     assert_success(result)
     assert "Initialized the policy from input_dir" in result.stdout
     cloned = load_state_dict_file(bc_run.run_dir / "state_dict.pt")["policy_0"]
-    after_burn_in = load_state_dict_file(run_dir / "last_state_dict.pt")["policy_0"]
+    after_burn_in = load_state_dict_file(checkpoint_file(run_dir, "last_state_dict.pt"))["policy_0"]
     assert all(torch.equal(value, after_burn_in[name]) for name, value in cloned.items())
     first_evaluation = best_model_scores(result.stdout)[0]  # of the loaded model, before training
     assert abs(first_evaluation - bc_return) <= 0.15 * abs(bc_return)

@@ -10,16 +10,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 from cli_support import (
     CUTTING_ENV,
     EPOCH_START,
     EVAL_REWARD_MEAN,
     assert_success,
     cartpole,
+    checkpoint_file,
     maze_run,
     scalar_series,
     seeds,
+    training_state,
     training_summary,
 )
 from test_cli_training_learning import KPI, random_valid_kpis
@@ -69,9 +70,9 @@ def test_dev_runner_trains_and_a_run_resumes_from_input_dir(tmp_path: Path) -> N
 
     assert_success(result)
     assert "Training with 2 actors of 1 env(s) each (SequentialDistributedActors)" in result.stdout
-    state = yaml.safe_load((first / "training_state.yaml").read_text())
+    state = training_state(first)
     assert (state["epochs"], state["env_steps"], state["trainer"]) == (2, 2 * 2 * 2 * 20, "IMPALA")
-    assert (first / "state_dict.pt").is_file() and (first / "optimizer.pt").is_file()
+    assert (first / "state_dict.pt").is_file() and checkpoint_file(first, "optimizer.pt").is_file()
     assert scalar_series(first, "train_ImpalaEvents/policy_lag") == [0, 0]
     assert len(scalar_series(first, EVAL_REWARD_MEAN)) == 2
 
@@ -82,7 +83,7 @@ def test_dev_runner_trains_and_a_run_resumes_from_input_dir(tmp_path: Path) -> N
     assert_success(result)
     assert f"Resumed from input_dir {first}: epoch 2, 160 env steps" in result.stdout
     assert result.stdout.count(EPOCH_START) == 1
-    resumed = yaml.safe_load((second / "training_state.yaml").read_text())
+    resumed = training_state(second)
     assert (resumed["epochs"], resumed["env_steps"]) == (3, 240)
 
 

@@ -19,11 +19,13 @@ from cli_support import (
     TrainingRun,
     assert_success,
     cartpole,
+    checkpoint_file,
     maze_run,
     maze_run_command,
     maze_run_env,
     seeds,
     snapshot,
+    training_state,
 )
 from maze.env.errors import ConfigurationError
 from maze.perception.serialization import load_state_dict_file
@@ -80,7 +82,7 @@ def test_skip_mode_skips_poisoned_updates_and_counts_them(tmp_path: Path) -> Non
     assert "update skipped" in result.stdout
     assert re.search(r"\|train +TrainingGuardEvents +skipped_updates +[^|]*\| +[1-9]", result.stdout)
     assert "-> evaluation score nan is not finite: never a best model" in result.stdout
-    assert yaml.safe_load((run_dir / "training_state.yaml").read_text())["epochs"] == 3
+    assert training_state(run_dir)["epochs"] == 3
 
 
 def test_a_nan_observation_names_env_key_and_value(tmp_path: Path) -> None:
@@ -131,8 +133,13 @@ def test_a_run_directory_that_holds_a_run_is_refused(tiny_ppo_run: TrainingRun, 
 def test_written_files_get_ordinary_permissions(tiny_ppo_run: TrainingRun) -> None:
     umask = os.umask(0)
     os.umask(umask)
-    for name in ("state_dict.pt", "optimizer.pt", "training_state.yaml", "spaces_config.yaml", "model_config.yaml"):
-        assert (tiny_ppo_run.run_dir / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
+    run_dir = tiny_ppo_run.run_dir
+    checkpoint = checkpoint_file(run_dir, "optimizer.pt").parent
+    for path in (run_dir / "state_dict.pt", run_dir / "spaces_config.yaml", run_dir / "model_config.yaml"):
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
+    for path in checkpoint.iterdir():
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
+    assert checkpoint.stat().st_mode & 0o777 == 0o777 & ~umask
 
 
 def _copy_with_model_target(run: TrainingRun, tmp_path: Path, marker: Path) -> Path:

@@ -18,6 +18,7 @@ from cli_support import (
     console_table_rows,
     maze_run,
     seeds,
+    training_state,
     training_summary,
 )
 from maze.perception.serialization import load_state_dict_file
@@ -27,8 +28,10 @@ RUN_FILES = (
     "state_dict.pt",
     "spaces_config.yaml",
     "model_config.yaml",
-    "optimizer.pt",
-    "training_state.yaml",
+    "checkpoint-2/optimizer.pt",
+    "checkpoint-2/training_state.yaml",
+    "checkpoint-2/last_state_dict.pt",
+    "checkpoint-2/manifest.json",
     "training_summary.json",
     "maze_cli.log",
     ".hydra/config.yaml",
@@ -53,7 +56,7 @@ def test_run_directory_holds_checkpoint_spaces_summary_logs_and_graphs(tiny_ppo_
     assert SUMMARY_KEYS <= set(summary) and summary["epochs"] == 2
     assert summary["env_steps"] == 2 * 2 * 32 * 8 and summary["solved"] is False
     assert summary["best_eval_reward"] == pytest.approx(best_model_scores(tiny_ppo_run.result.stdout)[-1])
-    assert yaml.safe_load((run_dir / "training_state.yaml").read_text())["trainer"] == "PPO"
+    assert training_state(run_dir)["trainer"] == "PPO"
     assert "CartPole-v1" in (run_dir / ".hydra/config.yaml").read_text()
     assert "maze-run -cn conf_train env.name=CartPole-v1" in (run_dir / "maze_cli.log").read_text()
 

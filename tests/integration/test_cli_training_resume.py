@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 from cli_support import (
     BEST_MODEL_LINE,
     EPOCH_START,
@@ -18,11 +17,13 @@ from cli_support import (
     assert_success,
     best_model_scores,
     cartpole,
+    checkpoint_file,
     maze_run,
     scalar_series,
     seeds,
     snapshot,
     start_maze_run,
+    training_state,
 )
 from maze.perception.serialization import load_state_dict_file
 
@@ -73,15 +74,15 @@ def test_killed_run_keeps_a_loadable_checkpoint(killed_run: TrainingRun) -> None
     assert "Training stopped" not in killed_run.result.stdout
     state_dict = load_state_dict_file(run_dir / "state_dict.pt")
     assert state_dict and any(name.startswith("critic") for name in state_dict)
-    load_state_dict_file(run_dir / "optimizer.pt")
-    state = yaml.safe_load((run_dir / "training_state.yaml").read_text())
+    load_state_dict_file(checkpoint_file(run_dir, "optimizer.pt"))
+    state = training_state(run_dir)
     assert state["trainer"] == "PPO" and state["epochs"] >= 2
     # the saved best is at least the last announced one (output after it may be lost in the kill)
     assert state["best_reward"] >= best_model_scores(killed_run.result.stdout)[-1]
-    # A kill that lands mid-write leaves the writer's hidden temporary file (issue 48: checkpoints as one
-    # atomic unit); the files above load all the same, and nothing else may be left behind.
-    leftovers = [path.name for path in run_dir.glob("*.tmp*")]
-    assert all(name.startswith(".") and name.endswith(".tmp") for name in leftovers), leftovers
+    # A kill that lands mid-save leaves at most its hidden staging entry (the checkpoints are complete); the next
+    # resume from the directory deletes it.
+    leftovers = [path.name for path in run_dir.iterdir() if path.name.startswith(".") and path.name != ".hydra"]
+    assert all(name.endswith((".tmp", ".old")) for name in leftovers), leftovers
     assert len(leftovers) <= 1, leftovers
 
 
@@ -90,7 +91,7 @@ def test_two_consecutive_resumes_continue_epochs_env_steps_optimizer_and_best_sc
 ) -> None:
     """kill -9 mid-training, resume, resume the resumed run: counters, optimizer and best score carry over."""
     before = snapshot(killed_run.run_dir)
-    killed = yaml.safe_load((killed_run.run_dir / "training_state.yaml").read_text())
+    killed = training_state(killed_run.run_dir)
     first, second = tmp_path / "resumed", tmp_path / "resumed_again"
 
     result = maze_run(
@@ -99,8 +100,8 @@ def test_two_consecutive_resumes_continue_epochs_env_steps_optimizer_and_best_sc
 
     assert_success(result)
     assert (
-        f"Initialized the model from input_dir {killed_run.run_dir} with its latest weights (last_state_dict.pt; "
-        "the best model stays state_dict.pt)" in result.stdout
+        f"Initialized the model from input_dir {killed_run.run_dir} with its latest weights (checkpoint-"
+        f"{killed['epochs']}/last_state_dict.pt; the best model stays state_dict.pt)" in result.stdout
     )
     assert (
         f"Resumed from input_dir {killed_run.run_dir}: epoch {killed['epochs']}, {killed['env_steps']} env steps, "
@@ -111,7 +112,7 @@ def test_two_consecutive_resumes_continue_epochs_env_steps_optimizer_and_best_sc
     assert scalar_series(first, EVAL_REWARD_MEAN)[0] > 5 * RANDOM_CARTPOLE
     assert result.stdout.count(EPOCH_START) == 1  # n_epochs counts the total: one more epoch
     assert f"{EPOCH_START} {killed['epochs']} **********" in result.stdout
-    resumed = yaml.safe_load((first / "training_state.yaml").read_text())
+    resumed = training_state(first)
     assert resumed["epochs"] == killed["epochs"] + 1 and resumed["env_steps"] > killed["env_steps"]
     assert resumed["best_reward"] >= killed["best_reward"]
     assert snapshot(killed_run.run_dir) == before
@@ -123,11 +124,11 @@ def test_two_consecutive_resumes_continue_epochs_env_steps_optimizer_and_best_sc
         f"Resumed from input_dir {first}: epoch {resumed['epochs']}, {resumed['env_steps']} env steps, "
         f"best score {resumed['best_reward']:.3f}, optimizer state" in result.stdout
     )
-    again = yaml.safe_load((second / "training_state.yaml").read_text())
+    again = training_state(second)
     assert again["epochs"] == resumed["epochs"] + 1 and again["env_steps"] > resumed["env_steps"]
     assert again["best_reward"] >= resumed["best_reward"]
-    optimizer = load_state_dict_file(second / "optimizer.pt")["optimizer"]
-    resumed_optimizer = load_state_dict_file(first / "optimizer.pt")["optimizer"]
+    optimizer = load_state_dict_file(checkpoint_file(second, "optimizer.pt"))["optimizer"]
+    resumed_optimizer = load_state_dict_file(checkpoint_file(first, "optimizer.pt"))["optimizer"]
     assert float(optimizer["steps"]["0"]) > float(resumed_optimizer["steps"]["0"])  # Adam's step count continued
 
 

@@ -21,7 +21,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import yaml
 from cli_support import (
     assert_success,
     maze_run,
@@ -29,8 +28,10 @@ from cli_support import (
     maze_run_env,
     scalar_series,
     seeds,
+    training_state,
     training_summary,
 )
+from maze.train.trainers.common.checkpoints import find_checkpoint
 from worker_processes import kill_a_worker
 
 SAC_CARTPOLE = (
@@ -132,16 +133,15 @@ def test_killed_run_resumes_with_its_critics_optimizers_and_entropy_coefficient(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    state_file = killed_dir / "training_state.yaml"
     try:
         deadline = time.monotonic() + 240
-        while not (state_file.is_file() and (killed_dir / "optimizer.pt").is_file()) and time.monotonic() < deadline:
+        while find_checkpoint(killed_dir) is None and time.monotonic() < deadline:
             assert process.poll() is None, "the run ended before its first checkpoint"
             time.sleep(0.2)
     finally:
         process.kill()
         process.wait()
-    saved = yaml.safe_load(state_file.read_text())
+    saved = training_state(killed_dir)
     assert saved["trainer"] == "SAC" and "sac" in saved["state_dicts"] and saved["epochs"] >= 1
     resumed_dir = tmp_path / "resumed"
     total = saved["epochs"] + 1  # n_epochs counts the total: one more epoch
@@ -149,9 +149,12 @@ def test_killed_run_resumes_with_its_critics_optimizers_and_entropy_coefficient(
         *SAC_CARTPOLE, *seeds(1), f"algorithm.n_epochs={total}", f"input_dir={killed_dir}", run_dir=resumed_dir
     )
     assert_success(result)
-    assert f"Resumed from input_dir {killed_dir}: epoch {saved['epochs']}," in result.stdout
+    assert f"Resumed from input_dir {killed_dir}: epoch {saved['epochs']}, {saved['env_steps']} env steps (+" in (
+        result.stdout
+    )  # the refilled replay buffer's env steps count on top
     assert "optimizer state, sac" in result.stdout  # the Q networks, optimizers and entropy coefficient
-    assert training_summary(resumed_dir)["epochs"] == total
+    summary = training_summary(resumed_dir)
+    assert summary["epochs"] == total and summary["env_steps"] > saved["env_steps"] + summary["run_env_steps"]
 
 
 def test_killing_a_worker_of_the_local_runner_stops_the_run_with_one_error_and_no_orphans(tmp_path: Path) -> None:

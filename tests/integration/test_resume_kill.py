@@ -1,6 +1,6 @@
 """A real ``maze-run`` training job stopped by SIGKILL or SIGTERM after an epoch that was not its best.
 
-kill -9 leaves the run directory resumable with the latest weights (``last_state_dict.pt``),
+kill -9 leaves the run directory resumable with the latest weights (``checkpoint-<n>/last_state_dict.pt``),
 which a resume continues from, not the older best model (``state_dict.pt``); SIGTERM ends the
 job like Ctrl-C, with one message naming what was saved and how to resume.
 """
@@ -14,16 +14,17 @@ from pathlib import Path
 
 import pytest
 import torch
-import yaml
 from cli_support import (
     BEST_MODEL_LINE,
     EPOCH_START,
     SHORT_EPOCHS,
     assert_success,
     cartpole,
+    checkpoint_file,
     maze_run,
     seeds,
     start_maze_run,
+    training_state,
     training_summary,
 )
 from maze.perception.serialization import load_state_dict_file
@@ -89,8 +90,9 @@ def same(state: dict, other: dict) -> bool:
 def test_a_run_killed_after_an_epoch_that_was_not_its_best_resumes_from_the_latest_weights(tmp_path: Path) -> None:
     killed = tmp_path / "killed"
     stop_after_an_epoch_that_is_not_the_best(killed, signal.SIGKILL)
-    state = yaml.safe_load((killed / "training_state.yaml").read_text())
-    latest, best = load_state_dict_file(killed / "last_state_dict.pt"), load_state_dict_file(killed / "state_dict.pt")
+    state = training_state(killed)
+    latest = load_state_dict_file(checkpoint_file(killed, "last_state_dict.pt"))
+    best = load_state_dict_file(killed / "state_dict.pt")
     assert state["last_weights"] == "last_state_dict.pt" and state["epochs"] >= 2
     assert not same(latest, best)  # the best model is an older epoch's
 
@@ -98,24 +100,27 @@ def test_a_run_killed_after_an_epoch_that_was_not_its_best_resumes_from_the_late
     result = maze_run(*SLOW_PPO, f"algorithm.n_epochs={state['epochs']}", f"input_dir={killed}", run_dir=resumed)
 
     assert_success(result)
-    assert f"Initialized the model from input_dir {killed} with its latest weights (last_state_dict.pt" in result.stdout
+    assert (
+        f"Initialized the model from input_dir {killed} with its latest weights (checkpoint-{state['epochs']}/"
+        "last_state_dict.pt" in result.stdout
+    )
     assert f"nothing to train: the run already has {state['epochs']} epochs >= n_epochs={state['epochs']}" in (
         result.stdout
     )
-    resumed_policy = load_state_dict_file(resumed / "last_state_dict.pt")
+    resumed_policy = load_state_dict_file(checkpoint_file(resumed, "last_state_dict.pt"))
     assert same(resumed_policy, latest) and not same(resumed_policy, best)
     assert training_summary(resumed)["epochs"] == state["epochs"]
-    assert yaml.safe_load((resumed / "training_state.yaml").read_text())["env_steps"] == state["env_steps"]
+    assert training_state(resumed)["env_steps"] == state["env_steps"]
 
 
 def test_sigterm_ends_a_training_run_like_ctrl_c_naming_what_was_saved_and_how_to_resume(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     printed = stop_after_an_epoch_that_is_not_the_best(run_dir, signal.SIGTERM)
-    epochs = yaml.safe_load((run_dir / "training_state.yaml").read_text())["epochs"]
+    epochs = training_state(run_dir)["epochs"]
     assert (
         f"Interrupted (SIGTERM). The outputs so far are in {run_dir}: the best model state_dict.pt and the state "
-        f"after {epochs} epochs (last_state_dict.pt, optimizer.pt, training_state.yaml); resume training with "
-        f"input_dir={run_dir}"
+        f"after {epochs} epochs (checkpoint-{epochs}: last_state_dict.pt, optimizer.pt, training_state.yaml); resume "
+        f"training with input_dir={run_dir}"
     ) in printed
     assert printed.count("Interrupted (") == 1 and "Traceback" not in printed
     assert training_summary(run_dir)["stop_reason"] == "interrupted (Terminated)"

@@ -150,6 +150,15 @@ def test_missing_export_and_unknown_backend_are_named(tmp_path: Path) -> None:
         AgentDeployment.from_run_dir(tmp_path, backend="tensorflow")
 
 
+def test_an_export_hidden_by_an_interrupted_export_of_an_older_maze_is_named(
+    cartpole_export: tuple[Any, Path], tmp_path: Path
+) -> None:
+    _, directory = cartpole_export
+    shutil.copytree(directory, tmp_path / ".onnx-old-k2j3h4" / "onnx")  # no onnx/: killed between its two renames
+    with pytest.raises(ConfigurationError, match=r"left the previous export in '.*\.onnx-old-k2j3h4/onnx'; the next"):
+        AgentDeployment.from_run_dir(tmp_path, backend="onnx")
+
+
 def test_metadata_cannot_name_code(cartpole_export: tuple[Any, Path], tmp_path: Path) -> None:
     _, directory = cartpole_export
     copy = tmp_path / "onnx"

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
-import yaml
+from checkpoint_test_support import checkpoint_file, training_state
 from gymnasium import spaces
 from maze.env.agent.dummy_cartpole_policy import DummyCartPolePolicy
 from maze.env.errors import ConfigurationError, MazeError
@@ -81,8 +81,9 @@ def bc_run(cartpole_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 def test_bc_runner_writes_a_run_directory_like_rl_runners(bc_run: Path) -> None:
     names = {path.name for path in bc_run.iterdir()}
-    assert {"state_dict.pt", "spaces_config.yaml", "model_config.yaml", "training_state.yaml"} <= names
-    assert {"training_summary.json", "optimizer.pt", "policy_0.pdf"} <= names
+    assert {"state_dict.pt", "spaces_config.yaml", "model_config.yaml", "checkpoint-12"} <= names
+    assert {"training_summary.json", "policy_0.pdf"} <= names
+    assert {"training_state.yaml", "optimizer.pt"} <= {path.name for path in (bc_run / "checkpoint-12").iterdir()}
     assert set(load_state_dict_file(bc_run / "state_dict.pt")) == {"policy_0"}
     summary = json.loads((bc_run / "training_summary.json").read_text())
     assert summary["epochs"] == 12 and summary["env_steps"] == 0 and summary["stop_reason"] == "12 epochs done"
@@ -91,7 +92,7 @@ def test_bc_runner_writes_a_run_directory_like_rl_runners(bc_run: Path) -> None:
     assert len(accuracy) == 12 and max(accuracy) > 0.85  # the heuristic keeps the state near its switching line
     returns = [value for _, value in sorted(scalars["eval_BaseEnvEvents/reward/mean"])]
     assert max(returns) > 100  # the heuristic balances (random actions: about 22)
-    state = yaml.safe_load((bc_run / "training_state.yaml").read_text())
+    state = training_state(bc_run)
     assert state["best_reward"] == pytest.approx(summary["best_eval_reward"])
     assert state["best_reward"] < 0 and state["trainer"] == "BCTrainer"
 
@@ -104,9 +105,11 @@ def test_bc_warm_starts_from_its_own_run_with_the_best_score(
         patch.chdir(tmp_path)
         runner = BCDevRunner(dataset, trainer_class=BC)
         runner.setup(cfg)
-    best = yaml.safe_load((bc_run / "training_state.yaml").read_text())["best_reward"]
+    best = training_state(bc_run)["best_reward"]
     assert runner.model_selection.best_reward == pytest.approx(best)
-    latest = load_state_dict_file(bc_run / "last_state_dict.pt")  # the resume continues from the latest weights
+    latest = load_state_dict_file(
+        checkpoint_file(bc_run, "last_state_dict.pt")
+    )  # the resume continues from the latest weights
     for name, value in runner.trainer.policy.state_dict()["policy_0"].items():
         assert torch.equal(value, latest["policy_0"][name])
     assert f"Resumed from input_dir {bc_run}: epoch 12, 0 env steps" in capsys.readouterr().out
@@ -118,7 +121,7 @@ def test_a_resumed_bc_run_validates_on_the_items_its_first_part_validated_on(
     bc_run: Path, cartpole_data: Path, tmp_path: Path
 ) -> None:
     """Another agent seed would draw another split: items the first part trained on would be validated on."""
-    saved_seed = int(load_state_dict_file(bc_run / "optimizer.pt")["validation_split"]["seed"])
+    saved_seed = int(load_state_dict_file(checkpoint_file(bc_run, "optimizer.pt"))["validation_split"]["seed"])
     seeds = {}
     for name, input_dir in (("fresh", ""), ("resumed", bc_run)):
         cfg, dataset = bc_config(cartpole_data, input_dir=input_dir, n_epochs=13)
@@ -145,7 +148,7 @@ def test_ppo_fine_tunes_the_cloned_policy_with_a_frozen_policy_during_burn_in(
     output = capsys.readouterr().out
     assert "Initialized the policy from input_dir" in output
     cloned = load_state_dict_file(bc_run / "state_dict.pt")["policy_0"]
-    after_burn_in = load_state_dict_file(tmp_path / "last_state_dict.pt")["policy_0"]
+    after_burn_in = load_state_dict_file(checkpoint_file(tmp_path, "last_state_dict.pt"))["policy_0"]
     assert all(torch.equal(value, after_burn_in[name]) for name, value in cloned.items())
     assert "-> new overall best model" in output
 

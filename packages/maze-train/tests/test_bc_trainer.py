@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-import yaml
+from checkpoint_test_support import checkpoint_file, training_state
 from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
@@ -112,9 +112,9 @@ def test_bc_clones_a_multi_step_teacher_and_keeps_the_best_model(tmp_path: Path,
     assert trainer.result.epochs == 8 and trainer.result.env_steps == 0 and trainer.samples_trained == 8 * 600
     train_events = {key.event for path, _, stats in recorder.rows if path == "train" for key in stats}
     assert {"policy_loss", "policy_entropy", "policy_grad_norm", "policy_l2_norm", "action_loss"} <= train_events
-    state = yaml.safe_load((tmp_path / "training_state.yaml").read_text())
+    state = training_state(tmp_path)
     assert state["best_reward"] == pytest.approx(selection.best_reward) and state["epochs"] == 8
-    assert state["trainer"] == "BCTrainer" and (tmp_path / "optimizer.pt").is_file()
+    assert state["trainer"] == "BCTrainer" and checkpoint_file(tmp_path, "optimizer.pt").is_file()
     stored = load_state_dict_file(tmp_path / "state_dict.pt")
     assert set(stored) == {"policy_0", "policy_1"}
 
@@ -142,8 +142,9 @@ def test_a_torch_optimizer_from_its_target_trains_but_keeps_no_optimizer_state(t
     optimizer = {"_target_": "torch.optim.SGD", "lr": 0.01}
     trainer, _ = train_multi_step(tmp_path, recorder, n_epochs=2, optimizer=optimizer)
     assert isinstance(trainer.optimizer, torch.optim.SGD)
-    state = yaml.safe_load((tmp_path / "training_state.yaml").read_text())
-    saved = load_state_dict_file(tmp_path / "optimizer.pt") if (tmp_path / "optimizer.pt").exists() else {}
+    state = training_state(tmp_path)
+    optimizer_file = checkpoint_file(tmp_path, "optimizer.pt")
+    saved = load_state_dict_file(optimizer_file) if optimizer_file.exists() else {}
     assert "optimizer" not in state["state_dicts"] and "optimizer" not in saved  # only the split seed, if any
 
 

@@ -159,8 +159,9 @@ def test_dev_runner_trains_prints_banners_and_es_events(tmp_path: Path, recorder
     assert len(recorder.values("eval", "BaseEnvEvents", "reward", "mean")) == 2
     summary = json.loads((tmp_path / "training_summary.json").read_text())
     assert (summary["epochs"], summary["env_steps"]) == (2, steps[1])
-    assert {"state_dict.pt", "optimizer.pt", "training_state.yaml", "policy_0.pdf"} <= {
-        p.name for p in tmp_path.iterdir()
+    assert {"state_dict.pt", "checkpoint-2", "policy_0.pdf"} <= {p.name for p in tmp_path.iterdir()}
+    assert {"optimizer.pt", "training_state.yaml", "last_state_dict.pt"} <= {
+        p.name for p in (tmp_path / "checkpoint-2").iterdir()
     }
     assert runner.shared_noise.noise.size == 0  # the table is released after the run
     assert not Path("/dev/shm", runner.shared_noise.name).exists()

@@ -10,7 +10,7 @@ from typing import Optional
 import numpy as np
 import pytest
 import torch
-import yaml
+from checkpoint_test_support import training_state
 from maze.env.errors import ConfigurationError
 from maze.env.utils.finite import NonFiniteValueError
 from maze.train.guards import NonFiniteGuard
@@ -134,8 +134,8 @@ def test_resumable_state_round_trips_and_other_trainers_only_warm_start(tmp_path
     trainer.optimizer.step()
     trainer.epochs_done, trainer.env_steps, trainer.best_reward = 4, 1000, 12.5
     trainer.coefficient = torch.tensor(0.25)
-    trainer.save_training_state(tmp_path)
-    assert yaml.safe_load((tmp_path / "training_state.yaml").read_text())["state_dicts"] == ["optimizer", "entropy"]
+    assert trainer.save_training_state(tmp_path) == tmp_path / "checkpoint-4"
+    assert training_state(tmp_path)["state_dicts"] == ["optimizer", "entropy"]
 
     resumed = _Trainer()
     restored = resumed.restore_training_state(tmp_path)

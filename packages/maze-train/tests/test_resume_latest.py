@@ -1,4 +1,4 @@
-"""Resume continues from the latest weights (``last_state_dict.pt``), not from the best model (``state_dict.pt``).
+"""Resume continues from the latest weights (``checkpoint-<n>/last_state_dict.pt``), not from the best model (``state_dict.pt``).
 
 Every trainer that resumes goes through the shared layer (the runner's ``load_input_model``
 and ``_attach_common_layer``, :class:`ResumableTrainer`); PPO, SAC and ES stand for them here.
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import torch
 import yaml
+from checkpoint_test_support import checkpoint_file, to_flat_layout
 from es_test_support import es_job_config, set_up_es
 from maze.env.errors import ConfigurationError
 from maze.perception.serialization import load_state_dict_file, save_state_dict
@@ -133,12 +134,13 @@ def finished_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 def test_every_epoch_end_writes_the_latest_weights_and_records_them(finished_run: tuple[str, Path]) -> None:
     _, directory = finished_run
     final = load_state_dict_file(directory.parent / "final_weights.pt")
-    assert same(load_state_dict_file(directory / "last_state_dict.pt"), final)
-    state = TrainingState.load(directory / "training_state.yaml")
+    assert same(load_state_dict_file(checkpoint_file(directory, "last_state_dict.pt")), final)
+    state = TrainingState.load(checkpoint_file(directory, "training_state.yaml"))
     assert (state.epochs, state.best_reward, state.last_weights) == (2, max(SCORES), "last_state_dict.pt")
+    assert sorted(path.name for path in directory.glob("checkpoint-*")) == ["checkpoint-1", "checkpoint-2"]
     best, latest = (
         load_state_dict_file(directory / "state_dict.pt"),
-        load_state_dict_file(directory / "last_state_dict.pt"),
+        load_state_dict_file(checkpoint_file(directory, "last_state_dict.pt")),
     )
     assert best.keys() == latest.keys() and not same(best, latest)  # the best is the first epoch's model
 
@@ -149,15 +151,39 @@ def test_a_resume_continues_from_the_latest_weights_and_keeps_the_best_model(
     name, input_dir = finished_run
     runner = ALGORITHMS[name].set_up(tmp_path, job(ALGORITHMS[name], n_epochs=3, input_dir=input_dir))
 
-    latest = load_state_dict_file(input_dir / "last_state_dict.pt")
+    latest = load_state_dict_file(checkpoint_file(input_dir, "last_state_dict.pt"))
     assert same(weights(runner), latest)
     assert runner.trainer.epochs_done == 2
     output = capsys.readouterr().out
-    assert f"Initialized the model from input_dir {input_dir} with its latest weights (last_state_dict.pt" in output
+    assert (
+        f"Initialized the model from input_dir {input_dir} with its latest weights (checkpoint-2/last_state_dict.pt"
+        in output
+    )
     # The new run directory is resumable at once: the same latest state, and the best model of input_dir.
-    assert same(load_state_dict_file(tmp_path / "last_state_dict.pt"), latest)
+    assert same(load_state_dict_file(tmp_path / "checkpoint-2" / "last_state_dict.pt"), latest)
     assert same(load_state_dict_file(tmp_path / "state_dict.pt"), load_state_dict_file(input_dir / "state_dict.pt"))
-    assert TrainingState.load(tmp_path / "training_state.yaml").epochs == 2
+    assert TrainingState.load(tmp_path / "checkpoint-2" / "training_state.yaml").epochs == 2
+    runner.close()
+
+
+def test_a_run_directory_of_the_flat_layout_resumes_from_its_latest_weights(
+    finished_run: tuple[str, Path], tmp_path: Path, capsys
+) -> None:
+    """Run directories of older maze versions hold the checkpoint's files next to ``state_dict.pt``."""
+    name, finished = finished_run
+    older = tmp_path / "older"
+    shutil.copytree(finished, older)
+    to_flat_layout(older)
+    saved = TrainingState.load(older / "training_state.yaml")
+
+    runner = ALGORITHMS[name].set_up(tmp_path / "resumed", job(ALGORITHMS[name], n_epochs=3, input_dir=older))
+
+    assert same(weights(runner), load_state_dict_file(older / "last_state_dict.pt"))
+    assert runner.trainer.epochs_done == 2 and runner.trainer.env_steps >= saved.env_steps  # SAC: + its refill
+    output = capsys.readouterr().out
+    assert f"Initialized the model from input_dir {older} with its latest weights (last_state_dict.pt;" in output
+    assert f"Resumed from input_dir {older}: epoch 2, {saved.env_steps} env steps" in output
+    assert TrainingState.load(tmp_path / "resumed" / "checkpoint-2" / "training_state.yaml").epochs == 2
     runner.close()
 
 
@@ -167,6 +193,7 @@ def test_an_older_run_directory_without_latest_weights_resumes_from_its_best_mod
     name, finished = finished_run
     older = tmp_path / "older"
     shutil.copytree(finished, older)
+    to_flat_layout(older)
     (older / "last_state_dict.pt").unlink(missing_ok=True)
     state = yaml.safe_load((older / "training_state.yaml").read_text())
     state.pop("last_weights", None)
@@ -190,7 +217,7 @@ def test_a_warm_start_of_another_trainer_starts_from_the_best_model(tmp_path: Pa
     a2c = set_up_ppo(tmp_path / "a2c", job(ALGORITHMS["ppo"], input_dir=tmp_path / "ppo"), trainer=A2C)
 
     assert same(weights(a2c), load_state_dict_file(tmp_path / "ppo" / "state_dict.pt"))
-    assert not same(weights(a2c), load_state_dict_file(tmp_path / "ppo" / "last_state_dict.pt"))
+    assert not same(weights(a2c), load_state_dict_file(checkpoint_file(tmp_path / "ppo", "last_state_dict.pt")))
     output = capsys.readouterr().out
     assert "with its latest weights" not in output and "warm start from a PPO run" in output
     assert a2c.trainer.epochs_done == 0
@@ -209,13 +236,18 @@ def test_resuming_a_run_that_has_its_epochs_trains_nothing_says_so_and_stays_res
     assert "Training stopped: nothing to train: the run already has 2 epochs >= n_epochs=2" in output
     assert "Iteration 2" not in output
     summary = json.loads((tmp_path / "training_summary.json").read_text())
-    resumed, source = (TrainingState.load(path / "training_state.yaml") for path in (tmp_path, input_dir))
-    assert summary["epochs"] == resumed.epochs == 2 and summary["env_steps"] == resumed.env_steps == source.env_steps
-    assert resumed.trainer == source.trainer and resumed.state_dicts == source.state_dicts
-    assert same(
-        load_state_dict_file(tmp_path / "last_state_dict.pt"), load_state_dict_file(input_dir / "last_state_dict.pt")
+    resumed, source = (
+        TrainingState.load(checkpoint_file(path, "training_state.yaml")) for path in (tmp_path, input_dir)
     )
-    assert same(load_state_dict_file(tmp_path / "optimizer.pt"), load_state_dict_file(input_dir / "optimizer.pt"))
+    refill = resumed.env_steps - source.env_steps  # SAC refills its replay buffer before training: those steps count
+    assert refill == (runner.trainer.workers.stored_transitions() if name == "sac" else 0)
+    assert summary["epochs"] == resumed.epochs == 2 and summary["env_steps"] == resumed.env_steps
+    assert resumed.trainer == source.trainer and resumed.state_dicts == source.state_dicts
+    for file in ("last_state_dict.pt", "optimizer.pt"):
+        assert same(
+            load_state_dict_file(checkpoint_file(tmp_path, file)),
+            load_state_dict_file(checkpoint_file(input_dir, file)),
+        )
 
 
 @pytest.mark.parametrize("name", ["../state_dict.pt", "/etc/passwd", ".."])

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from checkpoint_test_support import checkpoint_dir, checkpoint_file, rewrite_checkpoint_file, training_state
 from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.env.log_stats.global_state import GlobalLogState
@@ -117,8 +118,12 @@ def same_state(state: dict[str, Any], other: dict[str, Any]) -> bool:
 
 
 def files_of(directory: Path) -> dict[str, tuple[bytes, int]]:
-    """Contents and modification times of the files in ``directory``."""
-    return {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in sorted(directory.iterdir())}
+    """Contents and modification times of the files below ``directory`` (checkpoint directories included)."""
+    return {
+        str(path.relative_to(directory)): (path.read_bytes(), path.stat().st_mtime_ns)
+        for path in sorted(directory.rglob("*"))
+        if path.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -136,11 +141,16 @@ def test_dev_runner_writes_the_run_directory(ppo_run: Path) -> None:
         "spaces_config.yaml",
         "model_config.yaml",
         "training_summary.json",
-        "optimizer.pt",
-        "training_state.yaml",
+        "checkpoint-1",
         "policy_0.pdf",
         "critic_0.pdf",
     } <= names
+    assert {path.name for path in checkpoint_dir(ppo_run).iterdir()} == {
+        "last_state_dict.pt",
+        "optimizer.pt",
+        "training_state.yaml",
+        "manifest.json",
+    }
     assert any(name.startswith("events.out.tfevents") for name in names)
     assert (ppo_run / "policy_0.pdf").read_bytes().startswith(b"%PDF")
 
@@ -155,7 +165,7 @@ def test_dev_runner_writes_the_run_directory(ppo_run: Path) -> None:
     assert summary["stop_reason"] == "1 epochs done"
     assert summary["sub_steps"] == ENV_STEPS  # CartPole: one sub-step per env step
     assert summary["best_eval_reward"] > 0
-    state = yaml.safe_load((ppo_run / "training_state.yaml").read_text())
+    state = training_state(ppo_run)
     assert {key: state[key] for key in ("epochs", "env_steps", "trainer")} == {
         "epochs": 1,
         "env_steps": ENV_STEPS,
@@ -170,7 +180,7 @@ def test_dev_runner_writes_the_run_directory(ppo_run: Path) -> None:
 
 def test_training_state_records_the_best_evaluation(ppo_run: Path) -> None:
     summary = json.loads((ppo_run / "training_summary.json").read_text())
-    state = yaml.safe_load((ppo_run / "training_state.yaml").read_text())
+    state = training_state(ppo_run)
     assert state["best_reward"] == summary["best_eval_reward"]
 
 
@@ -296,12 +306,12 @@ def test_a_model_without_critic_gets_the_default_critic(tmp_path: Path, capsys, 
 
 def test_input_dir_resumes_model_optimizer_and_best_reward(ppo_run: Path, tmp_path: Path, capsys) -> None:
     before = files_of(ppo_run)
-    stored_best = yaml.safe_load((ppo_run / "training_state.yaml").read_text())["best_reward"]
+    stored_best = training_state(ppo_run)["best_reward"]
     runner = set_up(tmp_path, job_config(input_dir=ppo_run, lr=5e-4, n_epochs=2))
 
     trainer = runner.trainer
     assert same_state(trainer.model.state_dict(), load_state_dict_file(ppo_run / "state_dict.pt"))
-    stored_optimizer = load_state_dict_file(ppo_run / "optimizer.pt")
+    stored_optimizer = load_state_dict_file(checkpoint_file(ppo_run, "optimizer.pt"))
     assert all(
         torch.equal(moment, stored_optimizer["optimizer"]["exp_avg"][str(index)])
         for index, moment in enumerate(trainer.optimizer.exp_avg)
@@ -383,7 +393,7 @@ def test_max_env_steps_stops_at_the_first_epoch_end_at_or_past_the_budget(tmp_pa
     assert (summary["env_steps"], summary["epochs"]) == (2 * ENV_STEPS, 2)
     assert summary["stop_reason"] == f"env-step budget reached ({2 * ENV_STEPS} >= algorithm.max_env_steps=65)"
     assert summary["best_eval_reward"] is not None  # the last epoch was evaluated
-    assert yaml.safe_load((tmp_path / "training_state.yaml").read_text())["epochs"] == 2
+    assert training_state(tmp_path)["epochs"] == 2
 
 
 def test_max_seconds_stops_after_the_epoch_that_passes_it(tmp_path: Path) -> None:
@@ -400,7 +410,7 @@ def test_a_resumed_run_that_has_its_env_steps_trains_nothing(ppo_run: Path, tmp_
     assert "********** Iteration" not in capsys.readouterr().out
     assert summary["stop_reason"].startswith("nothing to train: env-step budget reached")
     assert (summary["epochs"], summary["env_steps"], summary["run_env_steps"]) == (1, ENV_STEPS, 0)
-    assert (tmp_path / "training_state.yaml").is_file()  # still resumable from the new run directory
+    assert training_state(tmp_path)["epochs"] == 1  # still resumable from the new run directory
 
 
 def test_an_interrupted_run_writes_its_training_summary(tmp_path: Path, monkeypatch) -> None:
@@ -439,8 +449,8 @@ def test_a_model_of_input_dir_that_reaches_the_target_stops_before_training(
 def test_a_better_best_reward_of_input_dir_is_carried_over(ppo_run: Path, tmp_path: Path, capsys) -> None:
     source = tmp_path / "source"
     shutil.copytree(ppo_run, source)
-    state = yaml.safe_load((source / "training_state.yaml").read_text())
-    (source / "training_state.yaml").write_text(yaml.safe_dump({**state, "best_reward": 1e6}))
+    state = training_state(source)
+    rewrite_checkpoint_file(source, "training_state.yaml", yaml.safe_dump({**state, "best_reward": 1e6}).encode())
 
     summary = train(tmp_path / "resumed", job_config(input_dir=source))
 

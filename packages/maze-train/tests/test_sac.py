@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import pytest
 import torch
-import yaml
+from checkpoint_test_support import training_state
 from gymnasium import spaces
 from maze.distributions import DictProbabilityDistribution
 from maze.distributions.squashed_gaussian import SquashedGaussianProbabilityDistribution
@@ -163,7 +163,7 @@ def test_entropy_coefficient_is_learned_only_with_tuning(tmp_path: Path, tuning:
         assert trainer.entropy_coef == pytest.approx(0.2, abs=1e-7)
     assert trainer.updates == 20
     assert any(not torch.equal(a, b) for a, b in zip(targets_before, trainer.target_critics.parameters, strict=True))
-    state = yaml.safe_load((tmp_path / "training_state.yaml").read_text())
+    state = training_state(tmp_path)
     assert state["trainer"] == "SAC" and state["epochs"] == 2 and "sac" in state["state_dicts"]
 
 
@@ -209,7 +209,7 @@ def test_same_seed_gives_identical_losses(tmp_path: Path, single_thread: None) -
 def test_resumed_run_continues_with_the_saved_critics_optimizers_and_entropy_coefficient(tmp_path: Path) -> None:
     first = set_up(tmp_path / "first", sac_config(env=PENDULUM))
     first.run()
-    saved = yaml.safe_load((tmp_path / "first" / "training_state.yaml").read_text())
+    saved = training_state(tmp_path / "first")
     resumed = set_up(
         tmp_path / "second", sac_config(env=PENDULUM, n_epochs=saved["epochs"] + 1, input_dir=tmp_path / "first")
     )

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-import yaml
+from checkpoint_test_support import training_state
 from maze.env.errors import EnvWorkerError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.train.distributed import ActorFailedError
@@ -73,15 +73,16 @@ def test_local_runner_workers_act_with_the_broadcast_policy_and_a_resumed_run_co
         raise
     runner.run()  # 10 more iterations; SAC.close() stops the worker
     assert_no_process_left(pids)
-    saved = yaml.safe_load((tmp_path / "first" / "training_state.yaml").read_text())
+    saved = training_state(tmp_path / "first")
     assert saved["env_steps"] == 32 + 12 + 10
 
     resumed = set_up(tmp_path / "second", sac_config(n_epochs=2, input_dir=tmp_path / "first"), **LOCAL)
-    assert resumed.trainer.env_steps == saved["env_steps"] and resumed.trainer.epochs_done == 1
+    refill = resumed.trainer.workers.stored_transitions()  # the buffer is not saved: it is filled anew
+    assert refill >= 32 and resumed.trainer.epochs_done == 1
+    assert resumed.trainer.env_steps == saved["env_steps"] + refill  # the refill's env steps count
     resumed.run()
     summary = json.loads((tmp_path / "second" / "training_summary.json").read_text())
-    # The refilled buffer's random transitions do not count: the counter continues from the saved one.
-    assert summary["epochs"] == 2 and summary["env_steps"] == saved["env_steps"] + 10
+    assert summary["epochs"] == 2 and summary["env_steps"] == saved["env_steps"] + refill + 10
 
 
 def test_a_killed_worker_stops_training_with_one_error_and_no_process_is_left(tmp_path: Path) -> None:

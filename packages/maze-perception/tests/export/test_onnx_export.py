@@ -48,15 +48,15 @@ def test_cartpole_policy_is_one_self_contained_file_with_a_dynamic_batch_and_pla
     built, config = composer("vector_obs", env)
     policy = built.torch_policy("cpu")
     out = export_policy(policy, SpacesConfig.from_env(env), tmp_path / "onnx", env={"name": "CartPole-v1"})
-    assert sorted(path.name for path in out.iterdir()) == [METADATA_FILE, "policy_0.onnx"]  # no external data file
-    model = onnx.load(str(out / "policy_0.onnx"))
+    assert sorted(path.name for path in out.iterdir()) == [METADATA_FILE, "policy_0.v1.onnx"]  # no external data file
+    model = onnx.load(str(out / "policy_0.v1.onnx"))
     onnx.checker.check_model(model)
     assert [inp.name for inp in model.graph.input] == ["observation"]
     assert [out.name for out in model.graph.output] == ["action"]  # the critic's shared latent is not exported
     assert model.graph.input[0].type.tensor_type.shape.dim[0].dim_param  # symbolic batch dim
     for batch in (1, 7):
         observation = np.random.default_rng(batch).normal(size=(batch, 4)).astype(np.float32)
-        (logits,) = session(out / "policy_0.onnx").run(None, {"observation": observation})
+        (logits,) = session(out / "policy_0.v1.onnx").run(None, {"observation": observation})
         expected = policy.compute_logits_dict({"observation": observation})["action"].detach().numpy()
         np.testing.assert_allclose(logits, expected, rtol=1e-5, atol=1e-6)
     data = json.loads((out / METADATA_FILE).read_text())  # plain JSON: nothing to unpickle or instantiate
@@ -72,9 +72,9 @@ def test_masked_structured_policy_exports_every_sub_step_with_its_masks_inside_t
     env = masked_struct_env_factory()
     built, _ = composer("tutorial_cutting_2d_struct_masked", env)
     out = export_policy(built.torch_policy("cpu"), SpacesConfig.from_env(env), tmp_path / "onnx")
-    assert {path.name for path in out.iterdir()} == {METADATA_FILE, "policy_0.onnx", "policy_1.onnx"}
+    assert {path.name for path in out.iterdir()} == {METADATA_FILE, "policy_0.v1.onnx", "policy_1.v1.onnx"}
     observation, _ = env.reset(seed=0)
-    selection = session(out / "policy_0.onnx")
+    selection = session(out / "policy_0.v1.onnx")
     feed = {node.name: np.asarray(observation[node.name], dtype=np.float32)[None] for node in selection.get_inputs()}
     (logits,) = selection.run(["piece_idx"], feed)
     mask = observation["inventory_mask"] == 0
@@ -188,7 +188,7 @@ def test_a_file_the_fast_exporter_gets_wrong_is_replaced_by_torch_exports(
     out = export_policy(policy, SpacesConfig.from_env(env), tmp_path / "onnx")
     assert used == ["torchscript", "torch.export"]
     observation = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
-    (logits,) = session(out / "policy_0.onnx").run(None, {"observation": observation})
+    (logits,) = session(out / "policy_0.v1.onnx").run(None, {"observation": observation})
     expected = policy.compute_logits_dict({"observation": observation})["action"].detach().numpy()
     np.testing.assert_allclose(logits, expected, rtol=1e-5, atol=1e-6)
 

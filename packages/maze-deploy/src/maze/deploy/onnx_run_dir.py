@@ -39,7 +39,7 @@ class OnnxRunDir:
         if not (self.model_dir / METADATA_FILE).is_file():
             raise ConfigurationError(
                 f"{str(self.directory)!r} holds no ONNX export (no {_ONNX_DIR}/{METADATA_FILE}); export the training "
-                f"run first: python -m maze.perception.export {self.directory}"
+                f"run first: python -m maze.perception.export {self.directory}{_hidden_export_hint(self.directory)}"
             )
         self.metadata = read_metadata(self.model_dir)
 
@@ -82,3 +82,14 @@ class OnnxRunDir:
             this=f"ONNX export {str(self.model_dir)!r}",
             that="deployment's env and wrappers",
         )
+
+
+def _hidden_export_hint(directory: Path) -> str:
+    """A note on an export that an older maze's interrupted export hid in ``.onnx-old-*`` (empty: none)."""
+    hidden = sorted(directory.glob(f".{_ONNX_DIR}-old-*/{_ONNX_DIR}/{METADATA_FILE}"))
+    if not hidden:
+        return ""
+    return (
+        f" (an interrupted export of an older maze left the previous export in {str(hidden[-1].parent)!r}; the next "
+        "export moves it back, or move it to the onnx directory yourself)"
+    )

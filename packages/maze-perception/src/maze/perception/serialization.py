@@ -29,6 +29,7 @@ __all__ = [
     "load_state_dict_file",
     "save_model_config",
     "save_state_dict",
+    "state_dict_bytes",
 ]
 
 PathType = Union[str, Path]
@@ -75,6 +76,20 @@ def save_state_dict(state_dict: Mapping[str, Any], path: PathType) -> None:
         NonFiniteValueError: If a tensor holds NaN or inf; nothing is written (the previous
             file stays).
     """
+    atomic_write_bytes(path, state_dict_bytes(state_dict, path))
+
+
+def state_dict_bytes(state_dict: Mapping[str, Any], path: PathType) -> bytes:
+    """The content of a tensors-only state dict file as :func:`save_state_dict` writes it (tensors on the CPU).
+
+    Args:
+        state_dict: The (nested) state dict.
+        path: The file it is meant for (named in errors).
+
+    Raises:
+        ConfigurationError: If the state dict holds anything but tensors and nested dicts.
+        NonFiniteValueError: If a tensor holds NaN or inf.
+    """
     check_tensors_only(state_dict)
     culprit = find_non_finite_tensor(state_dict)
     if culprit is not None:
@@ -84,7 +99,7 @@ def save_state_dict(state_dict: Mapping[str, Any], path: PathType) -> None:
         )
     buffer = io.BytesIO()
     torch.save(_to_cpu(state_dict), buffer)
-    atomic_write_bytes(path, buffer.getvalue())
+    return buffer.getvalue()
 
 
 def _to_cpu(state_dict: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from typing import Optional
 
@@ -32,9 +33,35 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (ConfigurationError, OnnxExportError) as error:
         print(f"Error: {error}", file=sys.stderr)
         return 1
+    except OSError as error:
+        print(f"Error: {describe_os_error(error)}", file=sys.stderr)
+        return 1
     files = sorted(path.name for path in directory.iterdir())
     print(f"exported the policy of {args.run_dir} to {directory}: {', '.join(files)}")
     return 0
+
+
+_FIXES = {
+    errno.EACCES: "make the directory writable, or export elsewhere with --output DIR",
+    errno.EPERM: "make the directory writable, or export elsewhere with --output DIR",
+    errno.EROFS: "export to a writable file system with --output DIR",
+    errno.ENOSPC: "free disk space, or export elsewhere with --output DIR",
+    errno.EDQUOT: "free space within your disk quota, or export elsewhere with --output DIR",
+    errno.EFBIG: "raise the file-size limit (ulimit -f), or export to a file system that allows larger files",
+}
+
+
+def describe_os_error(error: OSError) -> str:
+    """One line for an OS error of the export: the path, what happened and how to fix it.
+
+    Example: ``cannot write '/runs/x/onnx/policy_0.v2.onnx': No space left on device (ENOSPC); free disk
+    space, or export elsewhere with --output DIR; the previous export is unchanged``.
+    """
+    code = errno.errorcode.get(error.errno, "") if error.errno is not None else ""
+    path = f" {error.filename!r}" if error.filename is not None else ""
+    meaning = error.strerror or str(error)
+    fix = _FIXES.get(error.errno, "check the path")
+    return f"cannot write{path}: {meaning}{f' ({code})' if code else ''}; {fix}; the previous export is unchanged"
 
 
 if __name__ == "__main__":

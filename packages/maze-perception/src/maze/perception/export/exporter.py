@@ -5,10 +5,8 @@ from __future__ import annotations
 import copy
 import functools
 import importlib.util
-import json
 import os
 import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -18,9 +16,9 @@ import torch
 from gymnasium import spaces
 from maze.distributions import DistributionMapper
 from maze.env.errors import ConfigurationError
-from maze.env.utils.files import default_file_mode
 from maze.env.utils.install_hints import pip_install_command
 from maze.env.utils.spaces_config import SpacesConfig
+from maze.env.utils.temp_files import error_naming_target, in_progress
 from maze.env.utils.untrusted_files import UntrustedFileError, load_untrusted_config
 from maze.env.wrappers.normalization import load_normalization_statistics
 from maze.perception.agent.torch_model import network_name
@@ -28,6 +26,7 @@ from maze.perception.agent.torch_policy import TorchPolicy
 from maze.perception.checkpoint import MODEL_CONFIG_FILE, SPACES_CONFIG_FILE, STATE_DICT_FILE, SerializedTorchPolicy
 from maze.perception.export.metadata import METADATA_FILE, metadata, network_entry
 from maze.perception.export.onnx_network import HeadsOnly, OnnxExportError, export_network
+from maze.perception.export.publish import clean_leftovers, make_staging_directory, publish
 from maze.perception.perception_utils import discrete_observation_keys, observation_spaces_to_in_shapes
 
 __all__ = ["ONNX_DIR", "export_policy", "export_run_dir"]
@@ -52,14 +51,16 @@ def export_policy(
 ) -> Path:
     """Writes one ONNX file per policy network plus ``metadata.json`` into ``directory``.
 
-    Each network is checked against torch on a sample batch with onnxruntime. The directory
-    is replaced as a whole only when every file is written, so a failed export keeps a
-    previous one.
+    Each network is checked against torch on a sample batch with onnxruntime. The files are
+    written into a hidden staging directory first and published only when every one is checked
+    (see :mod:`~maze.perception.export.publish`): ``directory`` holds a loadable export at every
+    instant, the previous one until ``metadata.json`` switches to the new one. The files carry
+    the export's version in their names (``policy_0.v2.onnx``); earlier versions are deleted.
 
     Args:
         policy: The policy (switched to eval mode).
         spaces_config: The spaces it was built for.
-        directory: Where to write (created; an existing export there is replaced).
+        directory: Where to write (created; an existing export there is replaced, other files stay).
         env: The env config to store for deployments (plain data), or None.
         wrappers: The wrappers config to store, or None.
         normalization_statistics: ``{observation key: {statistic: array}}`` of the run, or None.
@@ -71,32 +72,35 @@ def export_policy(
     Raises:
         ConfigurationError: The ``onnx`` extra is missing.
         OnnxExportError: A network or head cannot be exported (naming it and the cause).
+        OSError: A directory cannot be written, the disk is full or a file exceeds the file-size
+            limit (naming the path); the previous export stays.
     """
     _check_extra()
     directory = Path(directory)
+    if directory.is_symlink():  # stage next to where the files go: the renames stay on one file system
+        directory = directory.resolve()
     policy.eval()
     in_shapes = observation_spaces_to_in_shapes(spaces_config.observation_spaces_dict)
     discrete = discrete_observation_keys(spaces_config.observation_spaces_dict)
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}-", dir=directory.parent))
-    file_mode = default_file_mode()
-    staging.chmod(file_mode | (file_mode & 0o444) >> 2)  # a plain mkdir's mode (x where r), not mkdtemp's 0o700
+    clean_leftovers(directory)
+    staging = make_staging_directory(directory)
     try:
-        entries, opsets = [], set()
-        for key, network in policy.networks.items():
-            step_key = key[0] if isinstance(key, tuple) else key
-            name = network_name(policy.network_prefix, key)
-            sample = _sample_inputs(spaces_config.observation_spaces_dict[step_key], in_shapes[step_key])
-            heads = _head_shapes(network, sample, spaces_config.action_spaces_dict[step_key], name)
-            module = HeadsOnly(network, list(sample), list(heads))
-            path = staging / f"{name}.onnx"
-            verify = functools.partial(_verify, module, sample, name=name)
-            opsets.add(export_network(module, list(sample.values()), path, name, opset, verify))
-            mapper = _mapper(policy.distribution_mapper, step_key)
-            entries.append(network_entry(key, f"{name}.onnx", in_shapes[step_key], discrete, heads, mapper))
-        data = metadata(spaces_config.to_data(), entries, max(opsets), normalization_statistics, env, wrappers)
-        (staging / METADATA_FILE).write_text(json.dumps(data, indent=2), encoding="utf-8")
-        _replace(staging, directory)
+        with in_progress(staging):
+            entries, opsets = [], set()
+            for key, network in policy.networks.items():
+                step_key = key[0] if isinstance(key, tuple) else key
+                name = network_name(policy.network_prefix, key)
+                sample = _sample_inputs(spaces_config.observation_spaces_dict[step_key], in_shapes[step_key])
+                heads = _head_shapes(network, sample, spaces_config.action_spaces_dict[step_key], name)
+                module = HeadsOnly(network, list(sample), list(heads))
+                verify = functools.partial(_verify, module, sample, name=name)
+                opsets.add(export_network(module, list(sample.values()), staging / f"{name}.onnx", name, opset, verify))
+                mapper = _mapper(policy.distribution_mapper, step_key)
+                entries.append(network_entry(key, f"{name}.onnx", in_shapes[step_key], discrete, heads, mapper))
+            data = metadata(spaces_config.to_data(), entries, max(opsets), normalization_statistics, env, wrappers)
+            publish(staging, directory, data, METADATA_FILE)
+    except OSError as error:
+        raise error_naming_target(error, staging, directory) from error
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return directory
@@ -227,14 +231,3 @@ def _env_and_wrappers(run: Path) -> tuple[Any, Any]:
             f"cannot resolve env and wrappers of {str(path)!r} ({type(error).__name__}: {error})"
         ) from None
     return config.get("env"), config.get("wrappers")
-
-
-def _replace(staging: Path, directory: Path) -> None:
-    """Moves the finished ``staging`` directory to ``directory``, replacing an earlier export."""
-    if directory.exists():
-        previous = Path(tempfile.mkdtemp(prefix=f".{directory.name}-old-", dir=directory.parent))
-        os.replace(directory, previous / directory.name)
-        os.replace(staging, directory)
-        shutil.rmtree(previous, ignore_errors=True)
-    else:
-        os.replace(staging, directory)

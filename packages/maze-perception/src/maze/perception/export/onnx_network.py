@@ -95,6 +95,8 @@ def export_network(
         atomic_write_bytes(path, model.SerializeToString())
         verify(path)
         return _opset(model)
+    except OSError:  # the disk (full, read-only, a file-size limit): the other exporter would fail the same way
+        raise
     except Exception as error:  # the fast path is a shortcut: any failure leaves the work to torch.export
         logger.debug("the TorchScript-based ONNX export of %r failed (%s); using torch.export's", name, error)
     try:

@@ -43,10 +43,11 @@ from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import SUMMARY_FILE, InputRun, write_training_summary
 from maze.train.tensorboard import LogStatsWriterTensorboard
 from maze.train.tracking.setup import start_tracking
+from maze.train.trainers.common.checkpoints import DEFAULT_KEEP_CHECKPOINTS, LAST_STATE_DICT_FILE, write_origin
 from maze.train.trainers.common.config import AlgorithmConfig, validate_target_config
 from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
 from maze.train.trainers.common.model_selection import BestModelSelection
-from maze.train.trainers.common.training_state import LAST_STATE_DICT_FILE, ResumableTrainer, TrainingResult
+from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 
 __all__ = ["TrainingRunner"]
 
@@ -67,7 +68,7 @@ class TrainingRunner(Runner):
         spaces_config_dump_file: File of the env spaces.
         normalization_samples: Observations sampled to estimate normalization statistics.
         dump_interval: Deprecated and ignored (a value gets a note): the latest weights are written to
-            ``last_state_dict.pt`` after every epoch.
+            a checkpoint, ``checkpoint-<epoch>/``, after every epoch.
         non_finite: On a non-finite reward, loss or gradient: ``stop`` the run (default) or
             ``skip`` the update and count it in the statistics (see :mod:`maze.train.guards`).
         cpu_threads: Intra-op torch threads of this process and of every env worker started
@@ -76,6 +77,8 @@ class TrainingRunner(Runner):
         background_evaluation: Evaluate each epoch in a forked child process while the next
             epoch trains (uses a spare core; needs in-process evaluation envs and
             ``cpu_threads=1``, see :mod:`maze.train.evaluators.background`).
+        keep_checkpoints: Checkpoints (``checkpoint-<epoch>/``, one per epoch end, see
+            :mod:`maze.train.trainers.common.checkpoints`) kept in the run directory.
 
     Raises:
         ConfigurationError: For ``background_evaluation`` with ``cpu_threads`` other than 1.
@@ -94,6 +97,7 @@ class TrainingRunner(Runner):
         cpu_threads: Annotated[Optional[int], Bounds(ge=1)] = 1,
         progress: str = "auto",
         background_evaluation: bool = False,
+        keep_checkpoints: Annotated[int, Bounds(ge=1)] = DEFAULT_KEEP_CHECKPOINTS,
     ) -> None:
         self.trainer_class = resolve_target(trainer_class) if isinstance(trainer_class, str) else trainer_class
         self.concurrency = concurrency
@@ -104,7 +108,7 @@ class TrainingRunner(Runner):
         if dump_interval is not None:
             print(
                 f"Note: runner.dump_interval={dump_interval} is no longer needed and ignored: the latest weights are "
-                f"written to {LAST_STATE_DICT_FILE} after every epoch"
+                f"written to a checkpoint (checkpoint-<epoch>/{LAST_STATE_DICT_FILE}) after every epoch"
             )
         self.guard = NonFiniteGuard(non_finite)
         self.cpu_threads = cpu_threads
@@ -116,6 +120,7 @@ class TrainingRunner(Runner):
                 "slower training measured on 2 cores); set runner.cpu_threads=1 or runner.background_evaluation=false"
             )
         self.background_evaluation = background_evaluation
+        self.keep_checkpoints = keep_checkpoints
         self.run_dir = Path.cwd()
         self.writers: list[LogStatsWriter] = []
         self.model_selection: Optional[BestModelSelection] = None
@@ -141,6 +146,10 @@ class TrainingRunner(Runner):
             torch.backends.cudnn.deterministic = True
         torch.manual_seed(self.seeding.generate_agent_instance_seed())
         self.input_run = InputRun.open(self.cfg.get("input_dir"))
+        if self.input_run is not None and self.input_run.directory.resolve() != self.run_dir.resolve():
+            write_origin(
+                self.run_dir, self.input_run.directory
+            )  # a resume killed before its first save continues there
         self.env_factory = EnvFactory(self.cfg.get("env"), self.cfg.get("wrappers"))
         probe_env = self.env_factory()
         self.env_factory = self._with_normalization(probe_env)
@@ -202,9 +211,13 @@ class TrainingRunner(Runner):
             self.trainer.guard = self.guard
         if isinstance(self.trainer, ResumableTrainer):
             self.trainer.state_dir = self.run_dir
+            self.trainer.keep_checkpoints = self.keep_checkpoints
             self.trainer.state_model = None if self.model_selection is None else self.model_selection.model
             if self.input_run is not None:
-                restored = self.trainer.restore_training_state(self.input_run.directory)
+                checkpoint = self.input_run.checkpoint
+                restored = self.trainer.restore_training_state(
+                    self.input_run.directory if checkpoint is None else checkpoint.directory
+                )
                 set_log_step(self.trainer.epochs_done)  # a resumed run's statistics continue its log steps
                 print(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored)}")
                 self.trainer.save_training_state()  # resumable from here on, also if stopped in its first epoch
@@ -324,10 +337,10 @@ class TrainingRunner(Runner):
     def load_input_model(self, model: Any) -> None:
         """Loads the ``input_dir`` weights (spaces checked in :meth:`setup`) into ``model``; its best model is copied here.
 
-        A resume (a run of the same trainer) continues from the latest weights
-        (:data:`LAST_STATE_DICT_FILE`), which match the restored optimizer state and counters; a
-        run directory without them (written by an older maze) resumes from its best model with a
-        note. A warm start (another trainer) starts from the best model (``state_dict.pt``); a
+        A resume (a run of the same trainer) continues from the latest weights of the newest
+        checkpoint (:data:`LAST_STATE_DICT_FILE`), which match the restored optimizer state and
+        counters; a run directory without them (written by an older maze) resumes from its best
+        model with a note. A warm start (another trainer) starts from the best model (``state_dict.pt``); a
         checkpoint without critic (e.g. of a policy-only trainer) initializes the policy only.
         Either way the best model of ``input_dir`` becomes the best model of this run.
 
@@ -349,7 +362,9 @@ class TrainingRunner(Runner):
         else:
             model.load_state_dict(state_dict)
             weights = (
-                f" with its latest weights ({latest.name}; the best model stays {STATE_DICT_FILE})" if latest else ""
+                f" with its latest weights ({_relative(latest, directory)}; the best model stays {STATE_DICT_FILE})"
+                if latest
+                else ""
             )
             print(f"Initialized the model from input_dir {directory}{weights}")
         best = load_state_dict_file(best_file) if latest else model.state_dict()
@@ -420,6 +435,14 @@ class TrainingRunner(Runner):
             unregister_log_stats_writer(writer)
             writer.close()
         self.writers = []
+
+
+def _relative(path: Path, directory: Path) -> str:
+    """``path`` relative to ``directory`` where it lies inside (e.g. ``checkpoint-3/last_state_dict.pt``), else whole."""
+    try:
+        return str(path.relative_to(directory))
+    except ValueError:
+        return str(path)
 
 
 def _check_device(device: Any) -> torch.device:

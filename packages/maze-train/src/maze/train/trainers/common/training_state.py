@@ -1,7 +1,8 @@
 """Resumable training state: what a run directory needs so that ``input_dir=`` continues a run.
 
 Every epoch end (not only improvements) a trainer writes, next to the best model
-(``state_dict.pt``, kept for deployment, rollouts and warm starts):
+(``state_dict.pt``, kept for deployment, rollouts and warm starts), one checkpoint directory
+``checkpoint-<epoch>/`` as one atomic unit (see :mod:`~maze.train.trainers.common.checkpoints`):
 
 * ``last_state_dict.pt``: the model's weights at this epoch end (policy and critic; same
   tensors-only format as ``state_dict.pt``);
@@ -9,15 +10,17 @@ Every epoch end (not only improvements) a trainer writes, next to the best model
   :meth:`ResumableTrainer.extra_state_dicts` (schedulers, entropy coefficients, ...), as a
   tensors-only nested state dict. Optimizers whose state holds plain numbers (``torch.optim``)
   are not saved; a resume starts them fresh (maze's own ``Adam`` is tensors-only);
-* ``training_state.yaml`` (written last): epochs and env steps trained so far, the best
-  evaluation score, the trainer class, the names of the restorable state dicts and the file of
-  the latest weights.
+* ``training_state.yaml``: epochs and env steps trained so far, the best evaluation score, the
+  trainer class, the names of the restorable state dicts and the file of the latest weights;
+* ``manifest.json``: the files' hashes, the epoch and the format.
 
-Each file is written atomically, so a run killed at any moment stays resumable. A run
+A run killed at any moment stays resumable from the newest complete checkpoint, whose weights,
+optimizer state and counters belong to one epoch; the last ``keep_checkpoints`` stay. A run
 started with ``input_dir`` of the same trainer *resumes*: it continues from the latest weights
 (not the best ones, which may be up to ``patience`` epochs older than the optimizer state),
 restores the rest and reports what it restored; the epoch and env-step counters continue, so
-``n_epochs`` counts the total.
+``n_epochs`` counts the total. Run directories of the earlier flat layout (the three files next
+to ``state_dict.pt``) resume the same way.
 """
 
 from __future__ import annotations
@@ -33,8 +36,17 @@ from maze.env.errors import ConfigurationError
 from maze.env.utils.files import atomic_write_bytes
 from maze.env.utils.untrusted_files import UntrustedFileError, load_untrusted_yaml
 from maze.perception.agent.torch_model import TorchModel
-from maze.perception.serialization import check_tensors_only, load_state_dict_file, save_state_dict
+from maze.perception.serialization import check_tensors_only, load_state_dict_file, state_dict_bytes
 from maze.train.trainers.common.budget import RunBudget
+from maze.train.trainers.common.checkpoints import (
+    CHECKPOINT_PREFIX,
+    DEFAULT_KEEP_CHECKPOINTS,
+    LAST_STATE_DICT_FILE,
+    OPTIMIZER_FILE,
+    TRAINING_STATE_FILE,
+    CheckpointWriter,
+    find_checkpoint,
+)
 
 __all__ = [
     "LAST_STATE_DICT_FILE",
@@ -44,15 +56,6 @@ __all__ = [
     "TrainingResult",
     "TrainingState",
 ]
-
-LAST_STATE_DICT_FILE = "last_state_dict.pt"
-"""The model's weights at the latest epoch end: a resume continues from them (the best stay in ``state_dict.pt``)."""
-
-OPTIMIZER_FILE = "optimizer.pt"
-"""The optimizer (and other trainer) state next to the best model."""
-
-TRAINING_STATE_FILE = "training_state.yaml"
-"""Epochs, env steps and the best score next to the best model."""
 
 
 @dataclass
@@ -130,6 +133,10 @@ class TrainingState:
 
     def save(self, path: Path) -> None:
         """Writes the state atomically as YAML."""
+        atomic_write_bytes(path, self.to_bytes())
+
+    def to_bytes(self) -> bytes:
+        """The state as the YAML of ``training_state.yaml``."""
         values = {
             "epochs": self.epochs,
             "env_steps": self.env_steps,
@@ -138,7 +145,7 @@ class TrainingState:
             "state_dicts": self.state_dicts,
             "last_weights": self.last_weights,
         }
-        atomic_write_bytes(path, yaml.safe_dump(values, sort_keys=False).encode("utf-8"))
+        return yaml.safe_dump(values, sort_keys=False).encode("utf-8")
 
 
 class ResumableTrainer:
@@ -148,8 +155,8 @@ class ResumableTrainer:
     ``optimizer`` (with ``state_dict``/``load_state_dict``), ``epochs_done``, ``best_reward`` and
     the :attr:`env_steps` property; it may add state with :meth:`extra_state_dicts` /
     :meth:`load_extra_state_dicts`. ``state_dir`` and ``state_model`` (set by the runner) are
-    where :meth:`save_training_state` writes at every epoch end and whose latest weights it
-    writes there. Its ``train`` starts a :class:`RunBudget` with :meth:`start_budget` and
+    where :meth:`save_training_state` writes a checkpoint at every epoch end and whose latest
+    weights it holds. Its ``train`` starts a :class:`RunBudget` with :meth:`start_budget` and
     returns :meth:`result_so_far`, which also tells what an interrupted call achieved.
     """
 
@@ -160,6 +167,9 @@ class ResumableTrainer:
     budget: Optional[RunBudget] = None
     """The budget and meters of the running (or last) ``train`` call (None before the first)."""
     state_dir: Optional[Path] = None
+    keep_checkpoints: int = DEFAULT_KEEP_CHECKPOINTS
+    """Checkpoints kept in ``state_dir`` (the runner sets ``runner.keep_checkpoints``)."""
+    _checkpoints: Optional[CheckpointWriter] = None
     state_model: Optional[TorchModel] = None
     """The model whose weights go to :data:`LAST_STATE_DICT_FILE` (the runner sets it: the model that model selection
     keeps; the runner loads these weights back when it resumes, before the trainer and its workers are built)."""
@@ -218,30 +228,47 @@ class ResumableTrainer:
         """
         self.optimizer.load_state_dict(state)
 
-    def save_training_state(self, directory: Optional[Union[str, Path]] = None) -> None:
-        """Writes the latest weights, ``optimizer.pt`` and then ``training_state.yaml``, each atomically.
+    def save_training_state(self, directory: Optional[Union[str, Path]] = None) -> Optional[Path]:
+        """Writes the checkpoint of this epoch end, ``checkpoint-<epochs_done>/``, as one atomic unit.
+
+        It holds the latest weights, ``optimizer.pt`` and ``training_state.yaml`` (see the module
+        docs); the last :attr:`keep_checkpoints` checkpoints stay.
 
         Args:
-            directory: Where to write (default: ``state_dir``; neither: nothing is written).
+            directory: The run directory to write into (default: ``state_dir``; neither: nothing is written).
+
+        Returns:
+            The checkpoint directory (None: nothing written).
         """
         directory = Path(directory) if directory is not None else self.state_dir
         if directory is None:
-            return
+            return None
+        where = directory / f"{CHECKPOINT_PREFIX}{self.epochs_done}"
+        files: dict[str, bytes] = {}
         last_weights = None
         if self.state_model is not None:
-            save_state_dict(self.state_model.state_dict(), directory / LAST_STATE_DICT_FILE)
+            files[LAST_STATE_DICT_FILE] = state_dict_bytes(self.state_model.state_dict(), where / LAST_STATE_DICT_FILE)
             last_weights = LAST_STATE_DICT_FILE
         optimizer_state = self.optimizer.state_dict()
         if not _holds_tensors_only(optimizer_state):  # e.g. torch.optim: plain numbers in param_groups
             optimizer_state = None
         state_dicts = {**({"optimizer": optimizer_state} if optimizer_state else {}), **self.extra_state_dicts()}
         if state_dicts:
-            save_state_dict(state_dicts, directory / OPTIMIZER_FILE)
+            files[OPTIMIZER_FILE] = state_dict_bytes(state_dicts, where / OPTIMIZER_FILE)
         trainer = type(self).__name__
         state = TrainingState(
             self.epochs_done, self.env_steps, self.best_reward, trainer, list(state_dicts), last_weights
         )
-        state.save(directory / TRAINING_STATE_FILE)
+        files[TRAINING_STATE_FILE] = state.to_bytes()
+        return self._checkpoint_writer(directory).save(self.epochs_done, files)
+
+    def _checkpoint_writer(self, directory: Path) -> CheckpointWriter:
+        """The writer of ``directory`` (made at the first save there: it cleans the directory's stale temporary files)."""
+        writer = self._checkpoints
+        if writer is None or writer.run_dir != directory:
+            writer = self._checkpoints = CheckpointWriter(directory, self.keep_checkpoints)
+        writer.keep = max(1, int(self.keep_checkpoints))
+        return writer
 
     def nothing_to_train(self, limit: int) -> Optional[str]:
         """Why training up to ``limit`` epochs in total (0: no limit) has nothing to do; None: it has epochs to train.
@@ -258,31 +285,40 @@ class ResumableTrainer:
         )
 
     def restore_training_state(self, directory: Path) -> list[str]:
-        """Restores what a run directory's resumable state holds (the model is loaded by the runner).
+        """Restores the newest complete checkpoint of a run directory (the model is loaded by the runner).
 
         A run of the same trainer is *resumed*: epochs, env steps, best score, optimizer and
-        extra state continue. A run of another trainer (e.g. BC before PPO fine-tuning) is a
-        *warm start*: the counters and the best score (of another objective) start fresh, and
-        only an optimizer state that fits is taken. Foreign or missing parts are skipped with
-        a note.
+        extra state continue; env steps this trainer collected before (e.g. refilling a replay
+        buffer) count on top of the restored ones. A run of another trainer (e.g. BC before PPO
+        fine-tuning) is a *warm start*: the counters and the best score (of another objective)
+        start fresh, and only an optimizer state that fits is taken. Foreign or missing parts are
+        skipped with a note.
+
+        Args:
+            directory: A run directory (new or flat layout; see :func:`find_checkpoint`) or one checkpoint directory.
 
         Returns:
             What was restored, for the log line.
         """
-        state_file = directory / TRAINING_STATE_FILE
-        state = TrainingState.load(state_file) if state_file.is_file() else TrainingState()
+        checkpoint = find_checkpoint(directory)
+        state_file = None if checkpoint is None else checkpoint.path(TRAINING_STATE_FILE)
+        state = TrainingState.load(state_file) if state_file is not None and state_file.is_file() else TrainingState()
         same_trainer = state.trainer == type(self).__name__
         restored: list[str] = []
         if same_trainer:
-            self.epochs_done, self.env_steps = state.epochs, state.env_steps
+            collected = self.env_steps
+            self.epochs_done, self.env_steps = state.epochs, state.env_steps + collected
             self.best_reward = max(self.best_reward, state.best_reward)
-            restored.append(f"epoch {state.epochs}, {state.env_steps} env steps, best score {state.best_reward:.3f}")
+            since = f" (+{collected} collected before training, e.g. a replay buffer refill)" if collected else ""
+            restored.append(
+                f"epoch {state.epochs}, {state.env_steps} env steps{since}, best score {state.best_reward:.3f}"
+            )
         else:
             restored.append(
                 f"warm start from a {state.trainer or 'model-only'} run (counters and best score start fresh)"
             )
-        optimizer_file = directory / OPTIMIZER_FILE
-        if optimizer_file.is_file():
+        optimizer_file = None if checkpoint is None else checkpoint.path(OPTIMIZER_FILE)
+        if optimizer_file is not None and optimizer_file.is_file():
             restored.extend(self._restore_state_dicts(load_state_dict_file(optimizer_file), same_trainer))
         return restored
 

@@ -176,7 +176,7 @@ class ESTrainer(EpochLoopTrainer):
         self.events.record(ESEvents.update_ratio, value=ratio)
 
     def load_optimizer_state(self, state: Mapping[str, Any]) -> None:
-        """Takes the optimizer state of a previous run of the same policy (e.g. ``optimizer.pt`` of ``input_dir``).
+        """Takes the optimizer state of a previous run of the same policy (e.g. ``optimizer.pt`` of the newest checkpoint of ``input_dir``).
 
         Raises:
             ConfigurationError: If its moment vectors do not have one entry per policy parameter.
