@@ -9,7 +9,9 @@ episode ends) puts the value targets of any env near unit scale, whatever the re
 The rewards are only divided (never shifted), so the ordering of returns and the sign of
 every reward stay as they were; the critic learns values in the scaled unit.
 
-The statistics are part of the trainer's resumable state (:meth:`ReturnScaler.state_dict`).
+The statistics are part of the trainer's resumable state (:meth:`ReturnScaler.state_dict`). Unlike
+maze-env's ``ReturnNormalizationRewardWrapper`` (the same division inside the env), the trainer's
+statistics and reward logs stay in the env's own units: only the updates see scaled rewards.
 """
 
 from __future__ import annotations
@@ -18,33 +20,29 @@ from collections.abc import Mapping
 
 import numpy as np
 import torch
+from maze.env.utils.running_stats import CumulativeMovingMeanStd
 
 __all__ = ["ReturnScaler"]
 
 
 class ReturnScaler:
-    """Divides rewards by ``sqrt(var(G) + epsilon)``, ``G`` the running discounted return of each env.
+    """Divides rewards by the running standard deviation of ``G``, the discounted return of each env.
 
     Args:
-        epsilon: Added to the variance (keeps the scale finite before any return varies).
+        epsilon: The smallest divisor (keeps the scale finite before any return varies).
 
     Attributes:
-        count: Returns the statistics have seen.
-        mean: Their running mean.
-        var: Their running (population) variance.
+        return_stats: Mean and standard deviation of all returns seen.
     """
 
     def __init__(self, epsilon: float = 1e-8) -> None:
-        self.epsilon = epsilon
-        self.count = 0.0
-        self.mean = 0.0
-        self.var = 1.0
+        self.return_stats = CumulativeMovingMeanStd(epsilon=epsilon)
         self._returns: np.ndarray = np.zeros(0)
 
     @property
     def scale(self) -> float:
-        """The divisor of the rewards, ``sqrt(var + epsilon)`` (1 before the first update)."""
-        return float(np.sqrt(self.var + self.epsilon)) if self.count else 1.0
+        """The divisor of the rewards (1 before the first update)."""
+        return float(self.return_stats.std) if self.return_stats.count else 1.0
 
     def reset_returns(self) -> None:
         """Starts the envs' running returns at 0 (for a rollout that does not continue the previous one)."""
@@ -70,26 +68,15 @@ class ReturnScaler:
             returns[step] = running
             running = np.where(episode_ends[step], 0.0, running)
         self._returns = running
-        self._update(returns.reshape(-1))
+        self.return_stats.update(returns.reshape(-1))
         return (rewards / self.scale).astype(np.float32)
-
-    def _update(self, returns: np.ndarray) -> None:
-        """Merges the mean and variance of ``returns`` into the running statistics (Chan et al.'s parallel rule)."""
-        batch_count = float(returns.size)
-        if not batch_count:
-            return
-        batch_mean, batch_var = float(returns.mean()), float(returns.var())
-        total = self.count + batch_count
-        delta = batch_mean - self.mean
-        merged_m2 = self.var * self.count + batch_var * batch_count + delta**2 * self.count * batch_count / total
-        self.mean += delta * batch_count / total
-        self.var = merged_m2 / total
-        self.count = total
 
     def state_dict(self) -> dict[str, torch.Tensor]:
         """The statistics as a tensors-only state dict (saved with the trainer's resumable state)."""
-        return {"statistics": torch.tensor([self.count, self.mean, self.var], dtype=torch.float64)}
+        stats = self.return_stats
+        return {"statistics": torch.tensor([stats.count, stats.mean, stats.var], dtype=torch.float64)}
 
     def load_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
         """Restores :meth:`state_dict` (the envs' running returns start at 0 again)."""
-        self.count, self.mean, self.var = (float(value) for value in state["statistics"])
+        count, mean, var = (float(value) for value in state["statistics"])
+        self.return_stats.restore(int(count), mean, var)

@@ -45,6 +45,10 @@ class CumulativeMovingMeanStd:
         self._var = squares / total
         self._count = total
 
+    def restore(self, count: int, mean: Union[float, np.ndarray], var: Union[float, np.ndarray]) -> None:
+        """Sets the statistics saved from another instance (``count``, ``mean``, ``var``; e.g. when resuming)."""
+        self._count, self._mean, self._var = int(count), mean, var
+
     @property
     def mean(self) -> Union[float, np.ndarray]:
         """Mean of all values, shape ``shape`` (0.0 before the first update)."""

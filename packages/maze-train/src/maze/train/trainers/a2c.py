@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from maze.train.trainers.actor_critic.batch import ActorCriticBatch
 from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.trainers.actor_critic.trainer import ActorCritic
-from maze.train.trainers.common.config import bounded
 
 __all__ = ["A2C", "A2CAlgorithmConfig"]
 
@@ -15,8 +14,6 @@ __all__ = ["A2C", "A2CAlgorithmConfig"]
 @dataclass
 class A2CAlgorithmConfig(ActorCriticAlgorithmConfig):
     """The keys of ``algorithm/a2c.yaml`` (see :class:`ActorCriticAlgorithmConfig`)."""
-
-    lr: float = bounded(0.0005, ge=0)
 
 
 class A2C(ActorCritic):

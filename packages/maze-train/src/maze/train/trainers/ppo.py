@@ -23,9 +23,14 @@ class PPOAlgorithmConfig(ActorCriticAlgorithmConfig):
         clip_range: The clipping range of the probability ratio.
     """
 
-    lr: float = bounded(0.00025, ge=0)
-    batch_size: int = bounded(100, ge=1)
-    n_optimization_epochs: int = bounded(4, ge=1)
+    epoch_length: int = bounded(10, ge=1)
+    n_rollout_steps: int = bounded(256, ge=1)
+    lr: float = bounded(0.0003, ge=0)
+    optimizer: str = "adam"
+    gae_lambda: float = bounded(0.95, ge=0, le=1)
+    normalize_advantages: bool = True
+    batch_size: int = bounded(64, ge=1)
+    n_optimization_epochs: int = bounded(10, ge=1)
     clip_range: float = bounded(0.2, gt=0)
 
 

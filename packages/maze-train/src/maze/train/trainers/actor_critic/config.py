@@ -46,22 +46,23 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
     """
 
     n_epochs: int = bounded(0, ge=0)
-    epoch_length: int = bounded(25, ge=1)
+    max_env_steps: Optional[int] = bounded(1_000_000, ge=1)
+    epoch_length: int = bounded(160, ge=1)
     patience: int = bounded(15, ge=0)
     critic_burn_in_epochs: int = bounded(0, ge=0)
-    n_rollout_steps: int = bounded(100, ge=1)
-    lr: float = bounded(0.0005, ge=0)
-    optimizer: str = "adam"
-    optimizer_eps: float = bounded(1e-8, gt=0)
+    n_rollout_steps: int = bounded(16, ge=1)
+    lr: float = bounded(0.0007, ge=0)
+    optimizer: str = "rmsprop"
+    optimizer_eps: float = bounded(1e-5, gt=0)
     lr_schedule: str = "constant"
-    gamma: float = bounded(0.98, gt=0, le=1)
+    gamma: float = bounded(0.99, gt=0, le=1)
     gae_lambda: float = bounded(1.0, ge=0, le=1)
     policy_loss_coef: float = bounded(1.0, ge=0)
     value_loss_coef: float = bounded(0.5, ge=0)
-    entropy_coef: float = bounded(0.00025, ge=0)
-    max_grad_norm: float = bounded(0.0, ge=0)
+    entropy_coef: float = bounded(0.0, ge=0)
+    max_grad_norm: float = bounded(0.5, ge=0)
     normalize_advantages: bool = False
-    reward_scaling: bool = False
+    reward_scaling: bool = True
     device: str = "cpu"
     rollout_evaluator: Any = None
     target_reward: Optional[float] = None

@@ -27,6 +27,10 @@ class ImpalaAlgorithmConfig(ActorCriticAlgorithmConfig):
         vtrace_clip_pg_rho_threshold: ``rho_bar_pg``: importance weights of the policy gradient are clipped here.
     """
 
+    epoch_length: int = bounded(25, ge=1)
+    n_rollout_steps: int = bounded(100, ge=1)
+    lr: float = bounded(0.0005, ge=0)
+    optimizer: str = "adam"
     entropy_coef: float = bounded(0.01, ge=0)
     queue_out_of_sync_factor: int = bounded(1, ge=1)
     actors_batch_size: int = bounded(8, ge=1)

@@ -65,12 +65,12 @@ class SACAlgorithmConfig(AlgorithmConfig):
     """
 
     n_rollout_steps: int = bounded(1, ge=1)
-    lr: float = bounded(0.001, ge=0)
+    lr: float = bounded(0.0003, ge=0)
     optimizer_eps: float = bounded(1e-8, gt=0)
-    entropy_coef: Union[float, str] = bounded(0.2, gt=0)
+    entropy_coef: Union[float, str] = bounded("auto", gt=0)
     gamma: float = bounded(0.99, gt=0, le=1)
     max_grad_norm: float = bounded(0.0, ge=0)
-    batch_size: int = bounded(100, ge=1)
+    batch_size: int = bounded(256, ge=1)
     num_batches_per_iter: int = bounded(1, ge=1)
     num_actors: int = bounded(1, ge=1)
     tau: float = bounded(0.005, gt=0, le=1)
@@ -81,12 +81,13 @@ class SACAlgorithmConfig(AlgorithmConfig):
     target_entropy_multiplier: float = bounded(1.0, ge=0)
     entropy_coef_lr: float = bounded(0.0007, gt=0)
     replay_buffer_size: int = bounded(1000000, ge=1)
-    initial_buffer_size: int = bounded(10000, ge=0)
+    initial_buffer_size: int = bounded(1000, ge=0)
     initial_sampling_policy: Any = None
     rollouts_per_iteration: int = bounded(1, ge=1)
     split_rollouts_into_transitions: bool = True
     n_epochs: int = bounded(0, ge=0)
-    epoch_length: int = bounded(100, ge=1)
+    max_env_steps: Optional[int] = bounded(300_000, ge=1)
+    epoch_length: int = bounded(1000, ge=1)
     patience: int = bounded(50, ge=0)
     rollout_evaluator: Any = None
     target_reward: Optional[float] = None
