@@ -128,7 +128,7 @@ SCENARIOS = (
         "sac-pendulum",
         "packages/maze-rl/README.md",
         "maze-run -cn conf_train env.name=Pendulum-v1 algorithm=sac model=vector_obs critic=template_state_action"
-        " algorithm.target_reward=-200 algorithm.n_epochs=40",
+        " algorithm.target_reward=-200 algorithm.n_epochs=20",
     ),
     Scenario(
         "sac-pendulum-rl-zoo",

@@ -89,6 +89,21 @@ def test_ppo_and_sac_beat_random_play_from_the_cli(runs: tuple[Path, list[str]])
         assert min(deviations) < float(random_deviation) / 2
 
 
+DEFAULTS_COMMAND = "maze-run -cd conf -cn conf_thermostat algorithm=ppo algorithm.max_env_steps=20000"
+"""maze's PPO defaults on the thermostat (no experiment config), cut to its first epoch (20,480 env steps)."""
+
+
+def test_the_documented_defaults_beat_random_play_by_a_wide_margin(tmp_path: Path) -> None:
+    readme = (HERE / "README.md").read_text()
+    assert DEFAULTS_COMMAND.replace(" algorithm.max_env_steps=20000", "") in readme
+    folder = copy_example(tmp_path / "thermostat")
+    output = run_in(folder, DEFAULTS_COMMAND + " hydra.run.dir=outputs/defaults")
+    assert "Budget: 20,000 env steps (algorithm.max_env_steps)" in output
+    summary = json.loads((folder / "outputs" / "defaults" / "training_summary.json").read_text())
+    # random play: about -390 per episode; seed 1234 reached -20 to -35 after this one epoch
+    assert summary["best_eval_reward"] > -100.0, output[-2000:]
+
+
 def test_the_guides_command_line_target_trains_without_config_files(tmp_path: Path) -> None:
     command = "maze-run -cn conf_train env._target_=thermostat.make_thermostat_env algorithm=ppo"
     guide = (HERE.parents[1] / "packages" / "maze-env" / "docs" / "writing_your_own_env.md").read_text()

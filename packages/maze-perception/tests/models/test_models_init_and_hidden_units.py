@@ -65,9 +65,9 @@ def test_orthogonal_init_gives_hidden_layers_gain_sqrt2_policy_heads_001_value_h
     assert all(torch.count_nonzero(layer.bias) == 0 for layer in policy_layers + critic_layers)
 
 
-def test_normc_stays_the_default_with_unit_norm_rows_and_small_policy_heads() -> None:
+def test_normc_gives_unit_norm_rows_and_small_policy_heads() -> None:
     torch.manual_seed(0)
-    composer = build(vector_obs())
+    composer = build(vector_obs(builder_weight_init="normc"))
     *hidden, head = linear_layers(composer.policy.networks[0])
     for layer in hidden:
         assert torch.allclose(layer.weight.norm(dim=1), torch.ones(layer.out_features), rtol=1e-5)

@@ -237,8 +237,7 @@ def test_packaged_template_critic_on_custom_model_explains_the_mismatch(cartpole
 
 def test_template_model_on_a_multi_step_env() -> None:
     env = build_multi_step_env()
-    config = load_config("vector_obs", "template_state")
-    config["model_builder"]["observation_modality_mapping"] = {"items": "feature", "step": "feature"}
+    config = multi_step_template("template_state")
     composer = build(config, env_spaces(env))
     assert set(composer.policy.networks) == {0, 1} and set(composer.critic.networks) == {0, 1}
     assert composer.critic.networks[1].in_keys == ["latent"]
@@ -258,8 +257,10 @@ def test_vector_obs_rnn_runs_the_lstm_over_stacked_observations() -> None:
 
 
 def multi_step_template(critic: str) -> dict:
+    """vector_obs on the multi-step env, its policy's latent shared with the critic (vector_obs's default: not)."""
     config = load_config("vector_obs", critic)
     config["model_builder"]["observation_modality_mapping"] = {"items": "feature", "step": "feature"}
+    config["model_builder"]["shared_embedding_keys"] = ["latent"]
     return config
 
 
