@@ -59,7 +59,7 @@ def test_invalid_values_name_key_value_and_allowed_range(values: dict, message: 
 def test_valid_values_pass_and_ints_are_numbers() -> None:
     config = _Config.from_config({"lr": 1, "gamma": 1, "target": None, "flag": True})
     assert (config.lr, config.gamma, config.target, config.flag) == (1, 1, None, True)
-    assert PPOAlgorithmConfig.from_config({"lr": 3e-4}).batch_size == 100
+    assert PPOAlgorithmConfig.from_config({"lr": 3e-4}).batch_size == 64
     with pytest.raises(ConfigurationError, match="algorithm.n_optimization_epochs=0 is out of range"):
         PPOAlgorithmConfig.from_config({"n_optimization_epochs": 0})
 

@@ -79,7 +79,7 @@ class SACAlgorithmConfig(AlgorithmConfig):
     mixed_precision: bool = False
     entropy_tuning: bool = True
     target_entropy_multiplier: float = bounded(1.0, ge=0)
-    entropy_coef_lr: float = bounded(0.0007, gt=0)
+    entropy_coef_lr: float = bounded(0.0007, ge=0)
     replay_buffer_size: int = bounded(1000000, ge=1)
     initial_buffer_size: int = bounded(1000, ge=0)
     initial_sampling_policy: Any = None
