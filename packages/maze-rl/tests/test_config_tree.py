@@ -26,6 +26,8 @@ ALGORITHM_KEYS = BUDGET_KEYS | {
     "lr_schedule",
     "gamma",
     "gae_lambda",
+    "normalize_advantages",
+    "reward_scaling",
     "policy_loss_coef",
     "value_loss_coef",
     "entropy_coef",
@@ -124,15 +126,26 @@ def test_conf_rollout_defaults() -> None:
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "defaults"),
-    [("a2c", {"lr": 0.0005, "entropy_coef": 0.00025}), ("ppo", {"lr": 0.00025, "clip_range": 0.2, "batch_size": 100})],
+    ("algorithm", "defaults", "original"),
+    [
+        (
+            "a2c",
+            {"lr": 0.0007, "optimizer": "rmsprop", "entropy_coef": 0.0, "epoch_length": 160, "n_rollout_steps": 16},
+            {"lr": 0.0005, "optimizer": "adam", "entropy_coef": 0.00025, "epoch_length": 25, "n_rollout_steps": 100},
+        ),
+        (
+            "ppo",
+            {"lr": 0.0003, "clip_range": 0.2, "batch_size": 64, "epoch_length": 10, "n_rollout_steps": 256},
+            {"lr": 0.00025, "clip_range": 0.2, "batch_size": 100, "epoch_length": 25, "n_rollout_steps": 100},
+        ),
+    ],
 )
-def test_algorithm_configs_hold_the_documented_keys(algorithm: str, defaults: dict[str, float]) -> None:
+def test_algorithm_configs_hold_the_documented_keys(algorithm: str, defaults: dict, original: dict) -> None:
     cfg = compose("conf_train", [f"algorithm={algorithm}"]).algorithm
     expected = ALGORITHM_KEYS | (PPO_ONLY_KEYS if algorithm == "ppo" else set())
     assert set(cfg) == expected
-    assert (cfg.n_epochs, cfg.epoch_length, cfg.patience, cfg.n_rollout_steps, cfg.gamma) == (0, 25, 15, 100, 0.98)
-    assert cfg.target_reward is None and cfg.device == "cpu"
+    assert (cfg.n_epochs, cfg.patience, cfg.gamma, cfg.max_grad_norm, cfg.reward_scaling) == (0, 15, 0.99, 0.5, True)
+    assert cfg.max_env_steps == 1_000_000 and cfg.target_reward is None and cfg.device == "cpu"
     assert OmegaConf.to_container(cfg.rollout_evaluator) == {
         "_target_": "maze.train.evaluators.RolloutEvaluator",
         "deterministic": True,
@@ -140,6 +153,13 @@ def test_algorithm_configs_hold_the_documented_keys(algorithm: str, defaults: di
     }
     for key, value in defaults.items():
         assert cfg[key] == value
+    # the seeds' values, one switch away
+    seeds = compose("conf_train", [f"algorithm={algorithm}", "+experiment=original_defaults"]).algorithm
+    assert set(seeds) == expected
+    assert (seeds.gamma, seeds.gae_lambda, seeds.max_grad_norm, seeds.reward_scaling) == (0.98, 1.0, 0.0, False)
+    assert seeds.max_env_steps is None
+    for key, value in original.items():
+        assert seeds[key] == value
 
 
 @pytest.mark.parametrize("algorithm", ["a2c", "ppo"])
