@@ -43,7 +43,7 @@ MASKED_BUDGET = ("algorithm.target_reward=-30", "algorithm.n_epochs=4")
 
 
 def test_the_masked_command_stops_at_the_optimum_within_two_epochs(tmp_path: Path) -> None:
-    """The tutorial's masked PPO run is optimal after one or two epochs of 20,000 env steps; its budget ends it there.
+    """The tutorial's masked PPO run is optimal after one or two epochs of 20,480 env steps; its budget ends it there.
 
     Seeds 0-4 reach the optimum in the first epoch, seed 5 in the second (on one CPU; another
     rounds differently and may move a seed from one group to the other).
@@ -55,6 +55,6 @@ def test_the_masked_command_stops_at_the_optimum_within_two_epochs(tmp_path: Pat
 
     assert_success(result)
     summary = training_summary(run_dir)
-    assert summary["epochs"] <= 2 and summary["env_steps"] == 20_000 * summary["epochs"], summary
+    assert summary["epochs"] <= 2 and summary["env_steps"] == 20_480 * summary["epochs"], summary
     assert summary["best_eval_reward"] == -30
     assert "target reward -30 reached" in result.stdout
