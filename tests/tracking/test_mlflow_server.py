@@ -8,7 +8,16 @@ from pathlib import Path
 
 from maze.train.tensorboard import read_scalars
 from mlflow.tracking import MlflowClient
-from tracking_support import TINY_PPO, TRAIN_MEAN, WARNING, MlflowServer, assert_success, executable, job_env, maze_run
+from tracking_support import (
+    TINY_PPO,
+    TRAIN_LEARNING_RATE,
+    WARNING,
+    MlflowServer,
+    assert_success,
+    executable,
+    job_env,
+    maze_run,
+)
 
 LEARNING_RATES = ("0.001", "0.002", "0.003", "0.004")
 
@@ -70,4 +79,4 @@ def test_stopping_the_server_mid_run_gives_one_warning_and_the_training_finishes
     assert job.returncode == 0, output[-3000:]
     assert output.count(WARNING) == 1, output[-3000:]
     assert json.loads((tmp_path / "run" / "training_summary.json").read_text())["epochs"] == epochs
-    assert [step for step, _ in read_scalars(tmp_path / "run")[TRAIN_MEAN]] == list(range(1, epochs + 1))
+    assert [step for step, _ in read_scalars(tmp_path / "run")[TRAIN_LEARNING_RATE]] == list(range(1, epochs + 1))

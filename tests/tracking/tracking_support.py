@@ -35,6 +35,8 @@ STEPS_PER_EPOCH = 80
 
 EVAL_MEAN = "eval_BaseEnvEvents/reward/mean"
 TRAIN_MEAN = "train_BaseEnvEvents/reward/mean"
+TRAIN_LEARNING_RATE = "train_ActorCriticEvents/learning_rate"
+"""Written every epoch (an epoch in which no training episode ends has no TRAIN_MEAN)."""
 WARNING = "Warning: MLflow tracking failed"
 
 
