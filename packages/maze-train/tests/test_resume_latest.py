@@ -166,14 +166,19 @@ def test_a_resume_continues_from_the_latest_weights_and_keeps_the_best_model(
     runner.close()
 
 
+def flat_layout_copy(finished: Path, older: Path) -> Path:
+    """A copy of a finished run directory in the layout of older maze versions (see ``to_flat_layout``)."""
+    shutil.copytree(finished, older)
+    to_flat_layout(older)
+    return older
+
+
 def test_a_run_directory_of_the_flat_layout_resumes_from_its_latest_weights(
     finished_run: tuple[str, Path], tmp_path: Path, capsys
 ) -> None:
     """Run directories of older maze versions hold the checkpoint's files next to ``state_dict.pt``."""
     name, finished = finished_run
-    older = tmp_path / "older"
-    shutil.copytree(finished, older)
-    to_flat_layout(older)
+    older = flat_layout_copy(finished, tmp_path / "older")
     saved = TrainingState.load(older / "training_state.yaml")
 
     runner = ALGORITHMS[name].set_up(tmp_path / "resumed", job(ALGORITHMS[name], n_epochs=3, input_dir=older))
@@ -191,9 +196,7 @@ def test_an_older_run_directory_without_latest_weights_resumes_from_its_best_mod
     finished_run: tuple[str, Path], tmp_path: Path, capsys
 ) -> None:
     name, finished = finished_run
-    older = tmp_path / "older"
-    shutil.copytree(finished, older)
-    to_flat_layout(older)
+    older = flat_layout_copy(finished, tmp_path / "older")
     (older / "last_state_dict.pt").unlink(missing_ok=True)
     state = yaml.safe_load((older / "training_state.yaml").read_text())
     state.pop("last_weights", None)

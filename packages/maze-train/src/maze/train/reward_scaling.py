@@ -37,7 +37,8 @@ class ReturnScaler:
 
     def __init__(self, epsilon: float = 1e-8) -> None:
         self.return_stats = CumulativeMovingMeanStd(epsilon=epsilon)
-        self._returns: np.ndarray = np.zeros(0)
+        self._returns: np.ndarray
+        self.reset_returns()
 
     @property
     def scale(self) -> float:
@@ -62,12 +63,12 @@ class ReturnScaler:
         if self._returns.shape != rewards.shape[1:]:
             self._returns = np.zeros(rewards.shape[1:])
         returns = np.empty(rewards.shape)
-        running = self._returns
+        running = self._returns  # updated in place, row by row
         for step in range(rewards.shape[0]):
-            running = running * discount[step] + rewards[step]
+            running *= discount[step]
+            running += rewards[step]
             returns[step] = running
-            running = np.where(episode_ends[step], 0.0, running)
-        self._returns = running
+            running[episode_ends[step]] = 0.0
         self.return_stats.update(returns.reshape(-1))
         return (rewards / self.scale).astype(np.float32)
 

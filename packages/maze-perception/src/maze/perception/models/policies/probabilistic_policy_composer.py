@@ -86,7 +86,7 @@ class ProbabilisticPolicyComposer(BasePolicyComposer):
         step_key = self._step_key(key)
         shapes = self.action_logits_shapes(step_key)
         mapper = self.mapper(step_key)
-        heads = log_std_heads({head: mapper.distribution_class(head) for head in shapes}, shapes)
+        heads = log_std_heads({head: mapper.distribution_class(head) for head in shapes})
         return StateIndependentStd(network, {head: shapes[head] for head in heads}) if heads else network
 
     @staticmethod

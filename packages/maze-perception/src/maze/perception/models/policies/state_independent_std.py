@@ -19,20 +19,15 @@ from torch import nn
 __all__ = ["StateIndependentStd", "log_std_heads"]
 
 
-def log_std_heads(distribution_classes: Mapping[str, type], logits_shapes: Mapping[str, Sequence[int]]) -> list[str]:
+def log_std_heads(distribution_classes: Mapping[str, type]) -> list[str]:
     """The heads whose distributions read a log-std from their logits (Gaussian and squashed Gaussian).
 
     A distribution class marks that by its ``log_std_bounds`` (the clamp of the log-std half of its logits).
 
     Args:
         distribution_classes: Action head -> its distribution class.
-        logits_shapes: Action head -> its logits shape (mean and log-std stacked on the last axis).
     """
-    return [
-        head
-        for head, distribution in distribution_classes.items()
-        if hasattr(distribution, "log_std_bounds") and len(logits_shapes[head]) >= 1
-    ]
+    return [head for head, distribution in distribution_classes.items() if hasattr(distribution, "log_std_bounds")]
 
 
 class StateIndependentStd(nn.Module):

@@ -71,9 +71,9 @@ class EpochLoopTrainer(ResumableTrainer):
     with ``runner.background_evaluation``; None: evaluate after every epoch in this process)."""
     _stale: int = 0
     """Epochs since the best smoothed score last improved."""
-    _recent_scores: deque[float] = deque()
-    """The last :data:`PATIENCE_WINDOW` scores (their mean is the smoothed score)."""
-    _best_smoothed: float = float("-inf")
+    _recent_scores: deque[float]
+    """The last :data:`PATIENCE_WINDOW` scores of this ``train`` call (their mean is the smoothed score)."""
+    _best_smoothed: float
     """The best smoothed score of this ``train`` call."""
 
     def train(self, n_epochs: Optional[int] = None) -> TrainingResult:
