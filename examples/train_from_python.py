@@ -26,11 +26,11 @@ from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.perception.agent.torch_state_critic import TorchSharedStateCritic
 from maze.perception.blocks.general.torch_model_block import TorchModelBlock
+from maze.train.core.model_selection import BestModelSelection
 from maze.train.evaluators import RolloutEvaluator
 from maze.train.logging_setup import setup_logging
 from maze.train.rollout import RolloutCollector, RolloutGenerator
 from maze.train.trainers.a2c import A2C, A2CAlgorithmConfig
-from maze.train.trainers.common.model_selection import BestModelSelection
 from maze.train.trainers.ppo import PPO, PPOAlgorithmConfig
 from torch import nn
 

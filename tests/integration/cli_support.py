@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from maze.train.core.checkpoints import TRAINING_STATE_FILE, find_checkpoint
 from maze.train.tensorboard import read_scalars
-from maze.train.trainers.common.checkpoints import TRAINING_STATE_FILE, find_checkpoint
 
 
 def cartpole(algorithm: str = "ppo") -> tuple[str, ...]:

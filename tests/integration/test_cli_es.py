@@ -48,7 +48,7 @@ def test_es_is_the_default_algorithm_of_conf_train(tmp_path: Path) -> None:
     assert_success(result)
     assert "********** Init Shared Noise Table **********" in result.stdout
     choices = yaml.safe_load((run_dir / ".hydra" / "hydra.yaml").read_text())["hydra"]["runtime"]["choices"]
-    assert (choices["algorithm"], choices["algorithm_runner"]) == ("es", "es-dev")
+    assert (choices["algorithm"], choices["algorithm_runner"], choices["runner"]) == ("es", "es", "dev")
     assert training_summary(run_dir)["epochs"] == 1
 
 

@@ -31,7 +31,7 @@ from cli_support import (
     training_state,
     training_summary,
 )
-from maze.train.trainers.common.checkpoints import find_checkpoint
+from maze.train.core.checkpoints import find_checkpoint
 from worker_processes import kill_a_worker
 
 SAC_CARTPOLE = (

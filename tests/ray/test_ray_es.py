@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 from maze.env.vector.sequential import SequentialVectorEnv
-from maze.train.trainers.es.es_distributed_rollouts import ESDistributedRollouts
+from maze.train.distributed.es.rollouts import ESDistributedRollouts
+from maze.train.distributed.es.vector_rollouts import ESVectorDistributedRollouts
 from maze.train.trainers.es.es_ray_runner import ESRayRunner
-from maze.train.trainers.es.es_runners import ESDevRunner
-from maze.train.trainers.es.es_vector_rollouts import ESVectorDistributedRollouts
+from maze.train.trainers.es.runner import ESDevRunner
 from ray_runs import CARTPOLE_TRAINING, set_up_job
 
 ES_BUDGET = (

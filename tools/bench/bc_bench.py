@@ -36,7 +36,7 @@ from maze.env.agent.dummy_cartpole_policy import DummyCartPolePolicy
 from maze.env.core.actor import ActorID
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.perception.models import SpacesConfig, build_model_composer
-from maze.train.trainers.imitation import BCAlgorithmConfig, BCLoss, BCTrainer, ImitationData
+from maze.train.trainers.bc import BCAlgorithmConfig, BCLoss, BCTrainer, ImitationData
 from torch import nn
 
 from .harness import MEMORY_NOTE, Row, interleaved_rates, paired_row, peak_rss_growth, timed_rate

@@ -14,8 +14,8 @@ from importlib import resources
 import pytest
 import yaml
 from maze.train.trainers.a2c import A2CAlgorithmConfig
-from maze.train.trainers.es.es_algorithm_config import ESAlgorithmConfig
-from maze.train.trainers.imitation.bc_algorithm_config import BCAlgorithmConfig
+from maze.train.trainers.bc.config import BCAlgorithmConfig
+from maze.train.trainers.es.config import ESAlgorithmConfig
 from maze.train.trainers.impala.config import ImpalaAlgorithmConfig
 from maze.train.trainers.ppo import PPOAlgorithmConfig
 from maze.train.trainers.sac.config import SACAlgorithmConfig

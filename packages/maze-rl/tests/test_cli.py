@@ -51,7 +51,7 @@ def test_help_lists_groups_options_and_examples(tmp_path: Path) -> None:
         line.split(":", 1)[0].strip(): line.split(":", 1)[1] for line in result.stdout.splitlines() if ": " in line
     }
     assert {"a2c", "bc", "es", "impala", "ppo"} <= set(listed["algorithm"].replace(",", " ").split())
-    assert {"a2c-dev", "bc-dev", "es-dev", "es-local", "impala-dev", "impala-local", "ppo-local"} <= set(
+    assert {"a2c", "bc", "es", "impala", "ppo", "sac", "sacfd"} <= set(
         listed["algorithm_runner"].replace(",", " ").split()
     )
     assert {"dev", "local", "parallel", "sequential"} <= set(listed["runner"].replace(",", " ").split())

@@ -90,7 +90,7 @@ def test_conf_train_defaults() -> None:
     assert cfg.model.critic is None  # critic: null by default
     assert set(cfg.algorithm) == ES_KEYS  # ES is the documented default algorithm
     assert cfg.algorithm.optimizer == {"_target_": "maze.train.trainers.es.optimizers.adam.Adam", "step_size": 0.01}
-    assert cfg.runner._target_ == "maze.train.trainers.es.ESLocalRunner"
+    assert (cfg.runner._target_, cfg.runner.backend) == ("maze.train.trainers.es.runner.ESRunner", "local")
     assert (cfg.runner.n_train_workers, cfg.runner.n_eval_workers, cfg.runner.start_method) == (4, 1, "forkserver")
     assert (cfg.runner.n_eval_rollouts, cfg.runner.shared_noise_table_size) == (10, 100_000_000)
     assert cfg.runner.normalization_samples == 10000
@@ -108,8 +108,9 @@ def test_es_yaml_holds_the_defaults_of_es_algorithm_config() -> None:
     yaml_config = OmegaConf.to_container(compose("conf_train", ["algorithm=es"]).algorithm)
     assert ESAlgorithmConfig.from_config(yaml_config) == ESAlgorithmConfig()
     dev = compose("conf_train", ["algorithm=es", "runner=dev"]).runner
-    assert (dev._target_, dev.n_eval_rollouts, dev.shared_noise_table_size) == (
-        "maze.train.trainers.es.ESDevRunner",
+    assert (dev._target_, dev.backend, dev.n_eval_rollouts, dev.shared_noise_table_size) == (
+        "maze.train.trainers.es.runner.ESRunner",
+        "dev",
         10,
         100_000_000,
     )
@@ -166,10 +167,9 @@ def test_algorithm_configs_hold_the_documented_keys(algorithm: str, defaults: di
 @pytest.mark.parametrize("runner", ["dev", "local"])
 def test_algorithm_runner_specialization(algorithm: str, runner: str) -> None:
     cfg = compose("conf_train", [f"algorithm={algorithm}", f"runner={runner}"]).runner
-    runner_class = {"dev": "ACDevRunner", "local": "ACLocalRunner"}[runner]
-    trainer = {"a2c": "maze.train.trainers.a2c.A2C", "ppo": "maze.train.trainers.ppo.PPO"}[algorithm]
-    assert cfg._target_ == f"maze.train.trainers.actor_critic.actor_critic_runners.{runner_class}"
-    assert cfg.trainer_class == trainer
+    name = algorithm.upper()
+    assert (cfg._target_, cfg.backend) == (f"maze.train.trainers.{algorithm}.runner.{name}Runner", runner)
+    assert cfg.trainer_class == f"maze.train.trainers.{algorithm}.{name}"
     assert (cfg.concurrency, cfg.eval_concurrency) == (0, 0)
     assert cfg.state_dict_dump_file == "state_dict.pt" and cfg.spaces_config_dump_file == "spaces_config.yaml"
     assert cfg.normalization_samples == {"dev": 1000, "local": 10000}[runner]
@@ -233,10 +233,20 @@ def test_every_experiment_composes() -> None:
         assert compose("conf_train", [f"+experiment={option}"]).algorithm
 
 
-def test_every_algorithm_runner_file_is_reachable() -> None:
-    everywhere = {f"{a}-{r}" for a in own_options("algorithm") for r in ("dev", "local")}
-    on_ray = {f"{a}-ray" for a in own_options("algorithm")}  # runner=ray: the algorithms with a Ray runner
-    assert everywhere <= set(own_options("algorithm_runner")) <= everywhere | on_ray
+def test_every_algorithm_has_one_runner_file_for_every_runner_option() -> None:
+    assert set(own_options("algorithm_runner")) == set(own_options("algorithm"))
+    training_runners = ("dev", "local", "ray")
+    for algorithm in own_options("algorithm"):
+        for runner in training_runners:
+            cfg = compose("conf_train", [f"algorithm={algorithm}", f"runner={runner}"]).runner
+            assert cfg.backend == runner and cfg._target_.startswith(f"maze.train.trainers.{algorithm.rstrip('fd')}")
+
+
+@pytest.mark.parametrize("runner", ["dev", "local", "ray"])
+def test_the_runner_names_of_earlier_releases_compose_the_same_runner(runner: str) -> None:
+    current = compose("conf_train", ["algorithm=ppo", f"runner={runner}"]).runner
+    legacy = compose("conf_train", ["algorithm=ppo", f"runner={runner}", f"algorithm_runner=ppo-{runner}"]).runner
+    assert OmegaConf.to_container(legacy) == OmegaConf.to_container(current)
 
 
 BC_KEYS = {
@@ -253,7 +263,7 @@ BC_KEYS = {
 
 
 def test_bc_config_holds_the_documented_keys() -> None:
-    from maze.train.trainers.imitation import BCAlgorithmConfig
+    from maze.train.trainers.bc import BCAlgorithmConfig
 
     cfg = compose("conf_train", ["algorithm=bc"]).algorithm
     assert set(cfg) == BC_KEYS
@@ -269,9 +279,8 @@ def test_bc_runner_specialization(runner: str) -> None:
     cfg = compose("conf_train", overrides)
     with hydra_config("conf_train", overrides):
         OmegaConf.resolve(cfg)
-    runner_class = {"dev": "BCDevRunner", "local": "BCLocalRunner"}[runner]
-    assert cfg.runner._target_ == f"maze.train.trainers.imitation.bc_runners.{runner_class}"
-    assert cfg.runner.trainer_class == "maze.train.trainers.imitation.BCTrainer"
+    assert (cfg.runner._target_, cfg.runner.backend) == ("maze.train.trainers.bc.runner.BCRunner", runner)
+    assert cfg.runner.trainer_class == "maze.train.trainers.bc.BCTrainer"
     assert cfg.runner.launch_dir == os.getcwd() and cfg.runner.eval_concurrency == 0
     dataset = OmegaConf.to_container(cfg.runner.dataset)
     assert dataset["_target_"] == "maze.rollout.datasets.InMemoryDataset"

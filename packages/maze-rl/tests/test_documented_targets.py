@@ -71,10 +71,10 @@ def test_every_alias_points_at_an_existing_class_of_the_same_name() -> None:
 
 EARLIER_RELEASE_RUNNERS = {
     # maze's own runner paths before the runners moved beside their trainers (saved in earlier runs' configs)
-    "maze.train.runners.ACDevRunner": "maze.train.trainers.actor_critic.actor_critic_runners",
-    "maze.train.runners.ACLocalRunner": "maze.train.trainers.actor_critic.actor_critic_runners",
-    "maze.train.runners.ImpalaDevRunner": "maze.train.trainers.impala.impala_runners",
-    "maze.train.runners.ImpalaLocalRunner": "maze.train.trainers.impala.impala_runners",
+    "maze.train.runners.ACDevRunner": "maze.train.runners.actor_critic_runner",
+    "maze.train.runners.ACLocalRunner": "maze.train.runners.actor_critic_runner",
+    "maze.train.runners.ImpalaDevRunner": "maze.train.trainers.impala.runner",
+    "maze.train.runners.ImpalaLocalRunner": "maze.train.trainers.impala.runner",
 }
 
 

@@ -18,8 +18,8 @@ def test_read_hydra_config_composes_a_root_like_the_command_line() -> None:
     assert cfg.env.name == "Acrobot-v1"
     assert cfg.policy._target_.endswith("RandomPolicy")
     train = read_hydra_config(config_name="conf_train", algorithm="a2c", runner="dev", return_hydra_config=True)
-    assert train.runner._target_ == "maze.train.trainers.actor_critic.actor_critic_runners.ACDevRunner"
-    assert train.hydra.runtime.choices.algorithm_runner == "a2c-dev"
+    assert (train.runner._target_, train.runner.backend) == ("maze.train.trainers.a2c.runner.A2CRunner", "dev")
+    assert train.hydra.runtime.choices.algorithm_runner == "a2c"
     with pytest.raises(MissingConfigException, match="algorithm/ppx"):
         read_hydra_config(config_name="conf_train", algorithm="ppx")
 

@@ -89,7 +89,10 @@ def test_silent_prints_nothing_and_the_default_run_dir_follows_the_cli_pattern(
     assert rc.run_dir.parent == tmp_path / "outputs" / "gym_env-vector_obs-ppo-dev"
     rc.train()
     assert capsys.readouterr().out == ""
-    assert rc.config["runner"]["_target_"] == "maze.train.trainers.actor_critic.actor_critic_runners.ACDevRunner"
+    assert (rc.config["runner"]["_target_"], rc.config["runner"]["backend"]) == (
+        "maze.train.trainers.ppo.runner.PPORunner",
+        "dev",
+    )
     assert rc.runner.trainer.__class__.__name__ == "PPO"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from maze.train.trainers.common.checkpoints import (
+from maze.train.core.checkpoints import (
     CHECKPOINT_PREFIX,
     MANIFEST_FILE,
     TRAINING_STATE_FILE,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from maze.env.agent.policy import Policy
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
-from maze.train.trainers.es import ESAbortException, ESDevRunner
+from maze.train.trainers.es import ESAbortException, ESRunner
 from train_test_support import small_model_config
 
 CARTPOLE = {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "CartPole-v1"}
@@ -31,14 +31,14 @@ def es_job_config(**algorithm: Any) -> dict[str, Any]:
     }
 
 
-def set_up_es(directory: Path, cfg: dict, runner_class: type = ESDevRunner, **kwargs: Any) -> Any:
+def set_up_es(directory: Path, cfg: dict, **kwargs: Any) -> Any:
     """An ES runner set up with ``directory`` as its run directory."""
     directory.mkdir(parents=True, exist_ok=True)
     kwargs.setdefault("shared_noise_table_size", NOISE_TABLE_SIZE)
     kwargs.setdefault("n_eval_rollouts", 2)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(directory)
-        runner = runner_class(**kwargs)
+        runner = ESRunner(**kwargs)
         runner.setup(cfg)
     return runner
 

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from gymnasium import spaces
 from maze.distributions import DistributionMapper
 from maze.env.errors import ConfigurationError
-from maze.train.trainers.imitation import BCLoss
+from maze.train.trainers.bc import BCLoss
 
 BOX = spaces.Box(-1.0, 1.0, (2,), np.float32)
 ACTION_SPACE = spaces.Dict(

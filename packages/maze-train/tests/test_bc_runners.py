@@ -1,4 +1,4 @@
-"""BCDevRunner / BCLocalRunner on recorded CartPole episodes: run directory, warm starts, PPO fine-tuning, bad inputs."""
+"""BCRunner on recorded CartPole episodes, in this process and with worker processes: run directory, warm starts, PPO fine-tuning, bad inputs."""
 
 from __future__ import annotations
 
@@ -16,14 +16,17 @@ from maze.env.agent.dummy_cartpole_policy import DummyCartPolePolicy
 from maze.env.errors import ConfigurationError, MazeError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.env.trajectory_recording import SimpleTrajectoryRecordingSetup
+from maze.env.vector.sequential import SequentialVectorEnv
+from maze.env.vector.subproc import SubprocVectorEnv
 from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
 from maze.perception.serialization import load_state_dict_file
+from maze.train.backends import processes
 from maze.train.tensorboard import read_scalars
-from maze.train.trainers.imitation import BCDevRunner, BCLocalRunner, bc_runners
+from maze.train.trainers.bc import BCRunner
 from test_runners import CARTPOLE, VECTOR_OBS_WRAPPERS, job_config, set_up
 from train_test_support import packaged_config, small_model_config
 
-BC = "maze.train.trainers.imitation.BCTrainer"
+BC = "maze.train.trainers.bc.BCTrainer"
 
 
 def record_cartpole(directory: Path, n_episodes: int, seed: int = 0, env_name: str = "CartPole-v1") -> Path:
@@ -56,12 +59,12 @@ def bc_config(data: Any, input_dir: Any = "", **algorithm: Any) -> tuple[dict[st
     return cfg, {"input_data": str(data)}
 
 
-def set_up_bc(directory: Path, data: Any, runner_class: type = BCDevRunner, **algorithm: Any) -> Any:
+def set_up_bc(directory: Path, data: Any, **algorithm: Any) -> Any:
     cfg, dataset = bc_config(data, **algorithm)
     directory.mkdir(parents=True, exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(directory)
-        runner = runner_class(dataset, trainer_class=BC)
+        runner = BCRunner(dataset=dataset, trainer_class=BC)
         runner.setup(cfg)
     return runner
 
@@ -103,7 +106,7 @@ def test_bc_warm_starts_from_its_own_run_with_the_best_score(
     cfg, dataset = bc_config(cartpole_data, input_dir=bc_run, n_epochs=13)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        runner = BCDevRunner(dataset, trainer_class=BC)
+        runner = BCRunner(dataset=dataset, trainer_class=BC)
         runner.setup(cfg)
     best = training_state(bc_run)["best_reward"]
     assert runner.model_selection.best_reward == pytest.approx(best)
@@ -129,7 +132,7 @@ def test_a_resumed_bc_run_validates_on_the_items_its_first_part_validated_on(
         (tmp_path / name).mkdir()
         with pytest.MonkeyPatch.context() as patch:
             patch.chdir(tmp_path / name)
-            runner = BCDevRunner(dataset, trainer_class=BC)
+            runner = BCRunner(dataset=dataset, trainer_class=BC)
             runner.setup(cfg)
         seeds[name] = runner.trainer.seed
         runner.close()
@@ -153,27 +156,30 @@ def test_ppo_fine_tunes_the_cloned_policy_with_a_frozen_policy_during_burn_in(
     assert "-> new overall best model" in output
 
 
+@pytest.mark.parametrize(
+    ("step_seconds", "placement"), [(2e-5, SequentialVectorEnv), (0.01, SubprocVectorEnv)], ids=["cheap", "slow"]
+)
 def test_local_runner_evaluates_cheap_envs_in_process_and_others_in_workers(
-    cartpole_data: Path, tmp_path: Path
+    cartpole_data: Path, tmp_path: Path, step_seconds: float, placement: type
 ) -> None:
-    assert BCLocalRunner({}, eval_concurrency=3).eval_env_placement(8) == (3, True)
     cfg, dataset = bc_config(cartpole_data, n_epochs=1, n_eval_episodes=2)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        runner = BCLocalRunner(dataset, trainer_class=BC)
-        runner.setup(cfg)
         # placement follows the measured step time (patched: a busy machine can time CartPole as slow)
-        patch.setattr(bc_runners, "measure_step_seconds", lambda env: 2e-5)  # CartPole's on an idle machine
-        assert runner.eval_env_placement(4) == (4, False)
-        patch.setattr(bc_runners, "measure_step_seconds", lambda env: 0.01)  # a slow simulator
-        assert runner.eval_env_placement(4) == (4, True)
+        patch.setattr(processes, "measure_step_seconds", lambda env: step_seconds)
+        runner = BCRunner(dataset=dataset, trainer_class=BC, backend="local")
+        runner.setup(cfg)
+        eval_env = runner.trainer.rollout_evaluator.eval_env
+        assert isinstance(eval_env, placement) and eval_env.n_envs == 2
         runner.run()
     assert (tmp_path / "state_dict.pt").is_file()
 
 
 def test_relative_data_paths_start_at_the_launch_dir(cartpole_data: Path, tmp_path: Path) -> None:
     cfg, _ = bc_config("unused")
-    runner = BCDevRunner({"input_data": cartpole_data.name}, launch_dir=str(cartpole_data.parent), trainer_class=BC)
+    runner = BCRunner(
+        dataset={"input_data": cartpole_data.name}, launch_dir=str(cartpole_data.parent), trainer_class=BC
+    )
     runner.dataset_config["dir_or_file"] = cartpole_data.name  # the seeds' alias wins when set
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
@@ -219,7 +225,7 @@ def test_bad_inputs_fail_with_one_clear_error(case, error, message, cartpole_dat
         cfg["algorithm"].update(validation_percentage=0, n_eval_episodes=0)
     with pytest.MonkeyPatch.context() as patch, pytest.raises(error, match=message):
         patch.chdir(tmp_path)
-        BCDevRunner(dataset, trainer_class=BC).setup(cfg)
+        BCRunner(dataset=dataset, trainer_class=BC).setup(cfg)
 
 
 def test_actions_outside_the_env_action_space_are_rejected(tmp_path: Path) -> None:
@@ -228,7 +234,7 @@ def test_actions_outside_the_env_action_space_are_rejected(tmp_path: Path) -> No
     cfg["wrappers"] = {}
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        runner = BCDevRunner(dataset, trainer_class=BC)
+        runner = BCRunner(dataset=dataset, trainer_class=BC)
         runner.setup(cfg)
         bad = dict(runner.trainer.data.blocks[0].actions)
         bad["action"] = bad["action"] + 2
@@ -257,7 +263,7 @@ def test_bc_clones_the_greedy_policy_of_the_masked_structured_cutting_env(tmp_pa
     cfg["model"]["critic"] = None
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        runner = BCDevRunner(dataset, trainer_class=BC)
+        runner = BCRunner(dataset=dataset, trainer_class=BC)
         runner.setup(cfg)
         sizes = runner.trainer.data.sizes()
         assert set(sizes) == {0, 1} and sum(sizes.values()) == 288  # 80 % of 3 x 60 env steps x 2 sub-steps

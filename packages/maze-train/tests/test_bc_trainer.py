@@ -16,7 +16,7 @@ from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.serialization import load_state_dict_file
 from maze.train.trainers import BestModelSelection
-from maze.train.trainers.imitation import (
+from maze.train.trainers.bc import (
     BCAlgorithmConfig,
     BCLoss,
     BCTrainer,

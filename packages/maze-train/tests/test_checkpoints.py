@@ -22,9 +22,7 @@ from maze.env.errors import ConfigurationError
 from maze.env.testing.crash_points import count_operations, fork_available, run_killed_before
 from maze.env.utils.temp_files import temp_name
 from maze.perception.serialization import load_state_dict_file
-from maze.train.optim import Adam
-from maze.train.runners.run_dir import InputRun, describe_resumable_state
-from maze.train.trainers.common.checkpoints import (
+from maze.train.core.checkpoints import (
     LAST_STATE_DICT_FILE,
     MANIFEST_FILE,
     OPTIMIZER_FILE,
@@ -34,7 +32,9 @@ from maze.train.trainers.common.checkpoints import (
     find_checkpoint,
     write_origin,
 )
-from maze.train.trainers.common.training_state import ResumableTrainer, TrainingState
+from maze.train.core.training_state import ResumableTrainer, TrainingState
+from maze.train.optim import Adam
+from maze.train.runners.run_dir import InputRun, describe_resumable_state
 
 needs_fork = pytest.mark.skipif(not fork_available(), reason="the kill tests fork")
 

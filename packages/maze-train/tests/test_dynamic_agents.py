@@ -9,12 +9,12 @@ from maze.env.errors import ConfigurationError
 from maze.env.testing.fake_envs import build_dynamic_agents_env
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
+from maze.train.core.actor_critic import prepare_actor_critic_batch
 from maze.train.evaluators import RolloutEvaluator
 from maze.train.returns import compute_linked_gae
 from maze.train.rollout import ActorRollout, RolloutCollector
 from maze.train.rollout.actors import TransitionEnd
 from maze.train.trainers import A2C, PPO, A2CAlgorithmConfig, PPOAlgorithmConfig
-from maze.train.trainers.actor_critic import prepare_actor_critic_batch
 from train_test_support import ZeroPolicy, packaged_config, small_model_config
 
 SEEDS = [0, 1, 2]

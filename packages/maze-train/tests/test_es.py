@@ -1,4 +1,4 @@
-"""ES: flat parameters, the shared noise table, rank shaping, optimizers, config checks, ESTrainer via ESDevRunner."""
+"""ES: flat parameters, the shared noise table, rank shaping, optimizers, config checks, ESTrainer via ESRunner in this process."""
 
 from __future__ import annotations
 
@@ -14,18 +14,18 @@ from maze.env.errors import ConfigurationError, MazeError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
+from maze.train.distributed.es import noise_table
 from maze.train.trainers.es import (
     SGD,
     Adam,
     ESAlgorithmConfig,
-    ESDevRunner,
+    ESRunner,
     ESTrainer,
     SharedNoiseTable,
-    es_shared_noise_table,
     get_flat_parameters,
     set_flat_parameters,
 )
-from maze.train.trainers.es.es_utils import centered_ranks, es_gradient
+from maze.train.trainers.es.gradient import centered_ranks, es_gradient
 from train_test_support import small_model_config
 
 ES_EVENTS = ("policy_grad_norm", "policy_l2_norm", "update_ratio", "total_step_count", "real_time")
@@ -71,10 +71,10 @@ def test_noise_table_is_reproducible_from_its_seed_and_shared_by_handle() -> Non
 
 
 def test_noise_table_chunks_filled_in_parallel_do_not_depend_on_the_thread_count(monkeypatch) -> None:
-    monkeypatch.setattr(es_shared_noise_table, "CHUNK", 1_000)  # 10 chunks of independently seeded noise
+    monkeypatch.setattr(noise_table, "CHUNK", 1_000)  # 10 chunks of independently seeded noise
     tables = []
     for cpus in (1, 4):
-        monkeypatch.setattr(es_shared_noise_table.os, "cpu_count", lambda cpus=cpus: cpus)
+        monkeypatch.setattr(noise_table.os, "cpu_count", lambda cpus=cpus: cpus)
         tables.append(SharedNoiseTable(10_000, seed=7))
     try:
         first, second = (table.noise for table in tables)
@@ -236,11 +236,11 @@ def test_optimizer_state_of_other_parameters_is_rejected(tmp_path: Path) -> None
     runner.run()
 
 
-def test_runner_classes_are_documented_targets() -> None:
-    assert ESDevRunner.__module__ == "maze.train.trainers.es.es_runners"
+def test_the_runner_is_a_documented_target() -> None:
+    assert ESRunner.__module__ == "maze.train.trainers.es.runner"
     from maze.train.trainers import es
 
-    assert es.ESDevRunner is ESDevRunner
+    assert es.ESRunner is ESRunner
 
 
 def test_without_evaluation_the_training_return_selects_the_model(tmp_path: Path, recorder, capsys) -> None:

@@ -15,7 +15,6 @@ from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.train.runners.env_factory import EnvFactory
 from maze.train.trainers.es import (
-    ESLocalRunner,
     ESSubprocDistributedRollouts,
     ESWorkerFactory,
     SharedNoiseTable,
@@ -75,7 +74,7 @@ def test_a_crashing_worker_stops_the_run_with_its_traceback_and_no_worker_surviv
     runner = set_up_es(
         tmp_path,
         es_job_config(policy_wrapper={"_target_": "es_test_support.CrashingWrapper"}, n_epochs=3),
-        runner_class=ESLocalRunner,
+        backend="local",
         n_train_workers=2,
         n_eval_workers=0,
     )
@@ -103,7 +102,7 @@ def test_a_killed_worker_stops_the_run_with_one_clear_error() -> None:
 
 
 def test_local_runner_trains_with_worker_processes_and_leaves_none_behind(tmp_path: Path, recorder) -> None:
-    runner = set_up_es(tmp_path, es_job_config(), runner_class=ESLocalRunner, n_train_workers=2, n_eval_workers=1)
+    runner = set_up_es(tmp_path, es_job_config(), backend="local", n_train_workers=2, n_eval_workers=1)
     runner.run()
     assert len(recorder.values("train", "ESEvents", "total_step_count")) == 2
     assert len(recorder.values("eval", "BaseEnvEvents", "reward", "mean")) == 2

@@ -13,11 +13,11 @@ import torch
 from checkpoint_test_support import training_state
 from maze.env.errors import ConfigurationError
 from maze.env.utils.finite import NonFiniteValueError
+from maze.train.core.config import AlgorithmConfig, bounded
+from maze.train.core.model_selection import BestModelSelection
+from maze.train.core.training_state import ResumableTrainer, TrainingState
 from maze.train.guards import NonFiniteGuard
 from maze.train.optim import Adam
-from maze.train.trainers.common.config import AlgorithmConfig, bounded
-from maze.train.trainers.common.model_selection import BestModelSelection
-from maze.train.trainers.common.training_state import ResumableTrainer, TrainingState
 from maze.train.trainers.ppo import PPOAlgorithmConfig
 
 

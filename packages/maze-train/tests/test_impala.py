@@ -18,13 +18,13 @@ from maze.env.testing.fake_envs import build_dummy_maze_env
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
+from maze.train.core.actor_critic.batch import rollout_samples, spaces_record
 from maze.train.distributed import (
     ActorFailedError,
     SequentialDistributedActors,
     SubprocDistributedActors,
     concatenate_outputs,
 )
-from maze.train.trainers.actor_critic.batch import rollout_samples, spaces_record
 from maze.train.trainers.impala import IMPALA, ImpalaAlgorithmConfig
 from train_test_support import FAKE_ENVS, small_model_config
 

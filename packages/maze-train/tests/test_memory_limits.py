@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from maze.env.errors import ConfigurationError
 from maze.train import memory_limits
+from maze.train.distributed.es.noise_table import SharedNoiseTable
 from maze.train.replay.replay_buffer import TransitionBatch, UniformReplayBuffer
 from maze.train.replay.rollout_buffer import RolloutReplayBuffer
-from maze.train.trainers.es.es_shared_noise_table import SharedNoiseTable
 
 GB = 10**9
 
@@ -36,7 +36,7 @@ def test_a_noise_table_beyond_the_free_shared_memory_is_refused_before_it_is_cre
 ) -> None:
     created: list[int] = []
     monkeypatch.setattr(
-        "maze.train.trainers.es.es_shared_noise_table.shared_memory.SharedMemory",
+        "maze.train.distributed.es.noise_table.shared_memory.SharedMemory",
         lambda **kwargs: created.append(kwargs["size"]),
     )
     with pytest.raises(ConfigurationError) as raised:

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 import torch
 from maze.env.errors import ConfigurationError
+from maze.train.core.config import validate_target_config
 from maze.train.trainers import PPOAlgorithmConfig
-from maze.train.trainers.common.config import validate_target_config
+from maze.train.trainers.bc import BCAlgorithmConfig
 from maze.train.trainers.es import ESAlgorithmConfig
-from maze.train.trainers.imitation import BCAlgorithmConfig
 from maze.train.trainers.sac import SACAlgorithmConfig
 
 ES_ADAM = "maze.train.trainers.es.optimizers.adam.Adam"
@@ -74,30 +74,30 @@ def test_a_foreign_optimizer_refusing_its_arguments_is_one_configuration_error()
     [
         (
             {
-                "_target_": "maze.train.trainers.actor_critic.actor_critic_runners.ACDevRunner",
+                "_target_": "maze.train.runners.actor_critic_runner.ActorCriticRunner",
                 "trainer_class": "x",
                 "concurrency": -2,
             },
             "runner.concurrency=-2 is out of range; it must be >= 0",
         ),
         (
-            {"_target_": "maze.train.trainers.impala.impala_runners.ImpalaLocalRunner", "envs_per_actor": 0},
+            {"_target_": "maze.train.trainers.impala.runner.ImpalaRunner", "envs_per_actor": 0},
             "runner.envs_per_actor=0 is out of range; it must be >= 1",
         ),
         (
-            {"_target_": "maze.train.trainers.es.ESLocalRunner", "n_train_workers": 0},
+            {"_target_": "maze.train.trainers.es.ESRunner", "n_train_workers": 0},
             "runner.n_train_workers=0 is out of range; it must be >= 1",
         ),
         (  # an argument of the base runner, passed on through **kwargs
-            {"_target_": "maze.train.trainers.es.ESDevRunner", "shared_noise_table_size": 0},
+            {"_target_": "maze.train.trainers.es.ESRunner", "shared_noise_table_size": 0},
             "runner.shared_noise_table_size=0 is out of range; it must be >= 1",
         ),
         (
-            {"_target_": "maze.train.trainers.es.ESDevRunner", "cpu_threads": 0},
+            {"_target_": "maze.train.trainers.es.ESRunner", "cpu_threads": 0},
             "runner.cpu_threads=0 is out of range; it must be >= 1",
         ),
         (
-            {"_target_": "maze.train.trainers.es.ESDevRunner", "dump_interval": 2.5},
+            {"_target_": "maze.train.trainers.es.ESRunner", "dump_interval": 2.5},
             "runner.dump_interval=2.5 is not a valid integer or null",
         ),
     ],
@@ -109,7 +109,7 @@ def test_runner_sizes_are_validated(runner: dict, message: str) -> None:
 
 
 def test_valid_nested_settings_and_unknown_targets_pass() -> None:
-    validate_target_config({"_target_": "maze.train.trainers.es.ESDevRunner", "dump_interval": None}, "runner")
+    validate_target_config({"_target_": "maze.train.trainers.es.ESRunner", "dump_interval": None}, "runner")
     validate_target_config({"_target_": "no.such.module.Thing", "lr": -1}, "algorithm.optimizer")  # the factory's job
     validate_target_config({"lr": -1}, "algorithm.optimizer")  # no _target_: nothing to check against
 

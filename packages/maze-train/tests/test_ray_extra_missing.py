@@ -1,4 +1,4 @@
-"""Without Ray installed, every Ray training runner fails when it is built, with one line naming the extra."""
+"""Without Ray installed, every algorithm's runner on the Ray backend fails when it is built, with one line naming the extra."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import sys
 
 import pytest
 from maze.rollout import RayNotInstalledError
-from maze.train.trainers.actor_critic.actor_critic_ray_runner import ACRayRunner
-from maze.train.trainers.es.es_ray_runner import ESRayRunner
-from maze.train.trainers.impala.impala_ray_runner import ImpalaRayRunner
-from maze.train.trainers.sac.sac_ray_runner import SACRayRunner
+from maze.train.trainers.a2c import A2CRunner
+from maze.train.trainers.bc.runner import BCRunner
+from maze.train.trainers.es.runner import ESRunner
+from maze.train.trainers.impala.runner import ImpalaRunner
+from maze.train.trainers.ppo import PPORunner
+from maze.train.trainers.sac.runner import SACRunner
 
 EXPECTED = "runner=ray needs Ray, which is not installed here: pip install -c "
 """The start of the message; the folder install of maze-train[ray] follows."""
@@ -18,14 +20,16 @@ EXPECTED = "runner=ray needs Ray, which is not installed here: pip install -c "
 @pytest.mark.parametrize(
     "build",
     [
-        lambda: ImpalaRayRunner(trainer_class="maze.train.trainers.impala.IMPALA"),
-        lambda: ESRayRunner(),
-        lambda: SACRayRunner(trainer_class="maze.train.trainers.sac.sac_trainer.SAC"),
-        lambda: ACRayRunner(trainer_class="maze.train.trainers.ppo.PPO"),
+        lambda: ImpalaRunner(backend="ray"),
+        lambda: ESRunner(backend="ray"),
+        lambda: SACRunner(backend="ray"),
+        lambda: PPORunner(backend="ray"),
+        lambda: A2CRunner(backend="ray", ray_address="auto"),
+        lambda: BCRunner(backend="ray", dataset={}),
     ],
-    ids=["impala-ray", "es-ray", "sac-ray", "ppo-ray"],
+    ids=["impala", "es", "sac", "ppo", "a2c", "bc"],
 )
-def test_a_ray_training_runner_without_ray_is_one_line_naming_the_extra(
+def test_a_runner_on_ray_without_ray_is_one_line_naming_the_extra(
     build: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)

@@ -18,14 +18,14 @@ import pytest
 import torch
 from maze.env.testing.crash_points import count_operations, fork_available, run_killed_before
 from maze.perception.serialization import load_state_dict_file
-from maze.train.trainers.common.checkpoints import (
+from maze.train.core.checkpoints import (
     LAST_STATE_DICT_FILE,
     OPTIMIZER_FILE,
     TRAINING_STATE_FILE,
     clean_run_dir,
     find_checkpoint,
 )
-from maze.train.trainers.common.training_state import TrainingState
+from maze.train.core.training_state import TrainingState
 from test_resume_latest import ALGORITHMS as RESUMABLE
 from test_resume_latest import job, policy_of, same, set_up_ppo, weights
 

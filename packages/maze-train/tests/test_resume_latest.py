@@ -22,8 +22,8 @@ from checkpoint_test_support import checkpoint_file, to_flat_layout
 from es_test_support import es_job_config, set_up_es
 from maze.env.errors import ConfigurationError
 from maze.perception.serialization import load_state_dict_file, save_state_dict
-from maze.train.trainers.actor_critic.actor_critic_runners import ACDevRunner
-from maze.train.trainers.common.training_state import TrainingState
+from maze.train.core.training_state import TrainingState
+from maze.train.runners.actor_critic_runner import ActorCriticRunner
 from test_sac import sac_config
 from test_sac import set_up as set_up_sac
 from train_test_support import small_model_config
@@ -54,12 +54,12 @@ def ppo_config(**algorithm: Any) -> dict[str, Any]:
     }
 
 
-def set_up_ppo(directory: Path, cfg: dict, trainer: str = PPO) -> ACDevRunner:
+def set_up_ppo(directory: Path, cfg: dict, trainer: str = PPO) -> ActorCriticRunner:
     """An A2C/PPO dev runner set up with ``directory`` as its run directory."""
     directory.mkdir(parents=True, exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(directory)
-        runner = ACDevRunner(trainer, concurrency=1)
+        runner = ActorCriticRunner(trainer, concurrency=1)
         runner.setup(cfg)
     return runner
 

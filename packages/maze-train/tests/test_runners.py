@@ -1,4 +1,4 @@
-"""ACDevRunner / ACLocalRunner on CartPole: the run directory, worker processes, defaults, warm starts, bad inputs."""
+"""ActorCriticRunner on CartPole, in this process and in worker processes: the run directory, defaults, warm starts, bad inputs."""
 
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ from maze.env.vector.subproc import SubprocVectorEnv
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.serialization import load_state_dict_file
+from maze.train.backends import processes
 from maze.train.optim import Adam, RMSprop
+from maze.train.runners.actor_critic_runner import ActorCriticRunner
 from maze.train.runners.env_factory import AUTO_ENVS, build_vector_env, prefers_worker_processes
 from maze.train.tensorboard import read_scalars, read_texts
 from maze.train.trainers.a2c import A2CAlgorithmConfig
-from maze.train.trainers.actor_critic import actor_critic_runners
-from maze.train.trainers.actor_critic.actor_critic_runners import ACDevRunner, ACLocalRunner
-from maze.train.trainers.impala.impala_runners import ImpalaDevRunner
+from maze.train.trainers.impala.runner import ImpalaRunner
 from train_test_support import small_model_config
 
 PPO = "maze.train.trainers.ppo.PPO"
@@ -91,7 +91,9 @@ def job_config(
     }
 
 
-def set_up(directory: Path, cfg: dict, trainer: str = PPO, runner_class: type = ACDevRunner, **kwargs: Any) -> Any:
+def set_up(
+    directory: Path, cfg: dict, trainer: str = PPO, runner_class: type = ActorCriticRunner, **kwargs: Any
+) -> Any:
     """A runner set up with ``directory`` as its run directory (the working directory during setup)."""
     directory.mkdir(parents=True, exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
@@ -198,7 +200,7 @@ def test_the_run_directory_holds_a_loadable_checkpoint(ppo_run: Path) -> None:
 
 
 def test_local_runner_steps_the_envs_in_worker_processes(tmp_path: Path, capsys) -> None:
-    runner = set_up(tmp_path, job_config(), A2C, ACLocalRunner)
+    runner = set_up(tmp_path, job_config(), A2C, backend="local")
     env = runner.trainer.collector.env
     assert isinstance(env, SubprocVectorEnv)
     assert len(env.processes) == 2 and all(process.is_alive() for process in env.processes)
@@ -221,22 +223,14 @@ def test_the_same_seeds_give_the_same_model(tmp_path: Path, single_thread) -> No
     assert checkpoints["first"] == checkpoints["again"] != checkpoints["other"]
 
 
-@pytest.mark.parametrize(
-    ("runner_class", "concurrency", "placement"),
-    [(ACDevRunner, 0, (AUTO_ENVS, False)), (ACDevRunner, 3, (3, False)), (ACLocalRunner, 3, (3, True))],
-)
-def test_env_placement_of_explicit_and_automatic_concurrency(runner_class, concurrency, placement) -> None:
-    assert runner_class(PPO).env_placement(concurrency) == placement
-
-
 @pytest.mark.parametrize(("step_seconds", "in_workers"), [(1e-5, False), (1e-2, True)])
 def test_automatic_placement_keeps_cheap_envs_in_process(step_seconds: float, in_workers: bool) -> None:
     assert prefers_worker_processes(step_seconds) == in_workers
 
 
-def placed_run(directory: Path, runner_class: type) -> dict[str, Any]:
+def placed_run(directory: Path, backend: str) -> dict[str, Any]:
     """What one PPO epoch with ``concurrency: 0`` and ``eval_concurrency: 0`` trained (envs, seeds, steps, weights)."""
-    runner = set_up(directory, job_config(), PPO, runner_class, concurrency=0)
+    runner = set_up(directory, job_config(), PPO, backend=backend, concurrency=0)
     collector, evaluator = runner.trainer.collector, runner.trainer.evaluator
     placement = {
         "placement": (type(collector.env), type(evaluator.eval_env)),
@@ -255,10 +249,10 @@ def placed_run(directory: Path, runner_class: type) -> dict[str, Any]:
 def test_automatic_placement_chooses_where_envs_run_never_what_is_learned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, single_thread
 ) -> None:
-    runs = {"dev": placed_run(tmp_path / "dev", ACDevRunner)}
+    runs = {"dev": placed_run(tmp_path / "dev", "dev")}
     for name, step_seconds in (("idle machine", 1e-5), ("busy machine", 1.0)):  # the timing decision, forced
-        monkeypatch.setattr(actor_critic_runners, "measure_step_seconds", lambda env, seconds=step_seconds: seconds)
-        runs[name] = placed_run(tmp_path / name.replace(" ", "_"), ACLocalRunner)
+        monkeypatch.setattr(processes, "measure_step_seconds", lambda env, seconds=step_seconds: seconds)
+        runs[name] = placed_run(tmp_path / name.replace(" ", "_"), "local")
 
     assert runs["idle machine"]["placement"] == (SequentialVectorEnv, SequentialVectorEnv)
     assert runs["busy machine"]["placement"] == (SubprocVectorEnv, SubprocVectorEnv)
@@ -363,7 +357,7 @@ def test_impala_with_one_in_process_actor_takes_the_steps_of_a2c(tmp_path: Path)
     a2c = set_up(tmp_path / "a2c", cfg, A2C)
     a2c.run()
     impala_config = {**cfg, "algorithm": {**cfg["algorithm"], "num_actors": 1, "actors_batch_size": 1}}
-    impala = set_up(tmp_path / "impala", impala_config, IMPALA, ImpalaDevRunner, envs_per_actor=2)
+    impala = set_up(tmp_path / "impala", impala_config, IMPALA, ImpalaRunner, envs_per_actor=2)
     impala.run()
 
     assert same_state(a2c.trainer.model.state_dict(), impala.trainer.model.state_dict())

@@ -19,11 +19,11 @@ from maze.env.errors import ConfigurationError
 from maze.perception.blocks.output import LinearOutputBlock
 from maze.train.replay import TransitionBatch
 from maze.train.trainers.sac import losses
-from maze.train.trainers.sac.sac_runners import SACDevRunner
+from maze.train.trainers.sac.runner import SACRunner
 from maze.train.trainers.sac.working_copies import slow_bfloat16_warning
 from train_test_support import packaged_config, small_model_config
 
-SAC = "maze.train.trainers.sac.sac_trainer.SAC"
+SAC = "maze.train.trainers.sac.trainer.SAC"
 CARTPOLE = {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "CartPole-v1"}
 PENDULUM = {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "Pendulum-v1"}
 
@@ -55,11 +55,11 @@ def sac_config(env: Optional[dict] = None, input_dir: Any = "", model: Optional[
     }
 
 
-def set_up(directory: Path, cfg: dict, **kwargs: Any) -> SACDevRunner:
+def set_up(directory: Path, cfg: dict, **kwargs: Any) -> SACRunner:
     directory.mkdir(parents=True, exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(directory)
-        runner = SACDevRunner(SAC, **kwargs)
+        runner = SACRunner(SAC, **kwargs)
         runner.setup(cfg)
     return runner
 
@@ -101,7 +101,7 @@ def test_squashed_gaussian_samples_have_the_distributions_log_density() -> None:
 # --- the trainer ----------------------------------------------------------------------------
 
 
-def batch_of(runner: SACDevRunner, size: int = 6) -> TransitionBatch:
+def batch_of(runner: SACRunner, size: int = 6) -> TransitionBatch:
     return runner.trainer.workers.sample_batch(size)
 
 
@@ -136,7 +136,7 @@ def test_continuous_target_uses_the_minimum_of_the_twin_target_q_networks(
     trainer = runner.trainer
     batch = batch_of(runner)
     monkeypatch.setattr(
-        "maze.train.trainers.sac.sac_trainer.sample_with_log_prob",
+        "maze.train.trainers.sac.trainer.sample_with_log_prob",
         lambda distribution: ({"action": torch.zeros(6, 1)}, torch.full((6,), -2.0)),
     )
     trainer.target_critics.q_values = lambda observation, actions=None, actor_id=None: (

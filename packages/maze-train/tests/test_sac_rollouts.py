@@ -20,7 +20,7 @@ from maze.train.replay import (
 )
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector, SubStepBatch
 from maze.train.trainers.sac.demonstrations import demonstration_rollouts
-from maze.train.trainers.sac.sac_runners import SACDevRunner
+from maze.train.trainers.sac.runner import SACRunner
 from test_replay_buffer import transitions
 from test_sac import demonstrations_config, record_episodes, sac_config, set_up
 from test_sac_structured import cue_config
@@ -103,7 +103,7 @@ def assert_stored_rollouts_are_consecutive_steps(buffer: RolloutReplayBuffer) ->
     np.testing.assert_array_equal(following[continuing], observations[:, 1:][continuing])
 
 
-def recorded_updates(runner: SACDevRunner) -> tuple[list[int], list[torch.Tensor]]:
+def recorded_updates(runner: SACRunner) -> tuple[list[int], list[torch.Tensor]]:
     """Wraps the trainer's update: the batch sizes it sees and its statistics (losses, ...), filled by ``run``."""
     sizes: list[int] = []
     stats: list[torch.Tensor] = []
@@ -121,7 +121,7 @@ def recorded_updates(runner: SACDevRunner) -> tuple[list[int], list[torch.Tensor
 def test_sac_dev_trains_on_whole_rollouts_deterministically_and_resumes(tmp_path: Path, single_thread: None) -> None:
     config = sac_config(**WHOLE, n_rollout_steps=4, num_actors=2, batch_size=5, n_epochs=1, replay_buffer_size=70)
 
-    def run(directory: Path) -> tuple[SACDevRunner, list[int], list[torch.Tensor]]:
+    def run(directory: Path) -> tuple[SACRunner, list[int], list[torch.Tensor]]:
         runner = set_up(directory, config)
         buffer = runner.trainer.workers.replay_buffer
         assert isinstance(buffer, RolloutReplayBuffer) and buffer.buffer_size == 68
@@ -149,7 +149,7 @@ def test_sac_dev_trains_on_whole_rollouts_deterministically_and_resumes(tmp_path
 
 def test_sac_local_workers_store_their_rollouts_whole(tmp_path: Path) -> None:
     config = sac_config(**WHOLE, n_rollout_steps=3, num_actors=2, batch_size=4, n_epochs=1, epoch_length=5)
-    runner = set_up(tmp_path, config, worker_processes=True, start_method="fork")
+    runner = set_up(tmp_path, config, backend="local", start_method="fork")
     sizes, _ = recorded_updates(runner)
     runner.run()
     buffer = runner.trainer.workers.replay_buffer

@@ -101,9 +101,7 @@ def cue_config(**algorithm: Any) -> dict[str, Any]:
     return sac_config(env=CUE_ENV, model=cue_model(), rollout_evaluator=evaluator, **algorithm)
 
 
-@pytest.mark.parametrize(
-    "runner_kwargs", [{}, {"worker_processes": True, "start_method": "fork"}], ids=["dev", "local"]
-)
+@pytest.mark.parametrize("runner_kwargs", [{}, {"backend": "local", "start_method": "fork"}], ids=["dev", "local"])
 def test_sac_learns_every_sub_step_of_a_structured_env(tmp_path: Path, runner_kwargs: dict[str, Any]) -> None:
     """600 env steps (1,200 sub-steps); seeds 0-4 evaluated 7.0-7.5 of 8 with both runners."""
     runner = set_up(

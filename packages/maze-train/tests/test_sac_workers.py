@@ -21,7 +21,7 @@ from maze.train.replay import SubprocDistributedWorkersWithBuffer
 from test_impala import assert_no_process_left
 from test_sac import sac_config, set_up
 
-LOCAL = {"worker_processes": True, "start_method": "fork"}
+LOCAL = {"backend": "local", "start_method": "fork"}
 
 
 def stored_actions(workers: SubprocDistributedWorkersWithBuffer, start: int) -> np.ndarray:

@@ -14,11 +14,11 @@ from maze.env.errors import ConfigurationError
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.serialization import load_state_dict_file
+from maze.train.core.actor_critic import prepare_actor_critic_batch
 from maze.train.evaluators import RolloutEvaluator
 from maze.train.returns import compute_returns
 from maze.train.rollout import RolloutCollector
 from maze.train.trainers import A2C, PPO, A2CAlgorithmConfig, BestModelSelection, PPOAlgorithmConfig
-from maze.train.trainers.actor_critic import prepare_actor_critic_batch
 from maze.train.trainers.ppo import clipped_surrogate_loss
 from train_test_support import FAKE_ENVS, small_model_config
 

@@ -5,7 +5,8 @@ the search path (``maze-run`` with any root, ``initialize_config_module("maze.co
 appends maze-perception's config directory (groups ``model`` and ``critic``) and, where
 maze-rllib is installed, maze-rllib's (root ``conf_rllib``, groups ``rllib/algorithm`` and
 ``rllib/runner``) by path, found without importing the packages (which would import torch
-and Ray just to read YAML files).
+and Ray just to read YAML files). It also registers the ``algorithm_runner`` names of earlier
+releases (see :mod:`maze.rl.legacy_algorithm_runners`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class MazeSearchPathPlugin(SearchPathPlugin):
         """Adds the installed packages' config groups after ``maze.conf``."""
         if not any(element.path == MAZE_CONFIG_PATH for element in search_path.get_path()):
             return
+        from maze.rl.legacy_algorithm_runners import register_legacy_algorithm_runners
+
+        register_legacy_algorithm_runners()
         for provider, package in CONFIG_PACKAGES:
             conf_dir = package_config_dir(package)
             if conf_dir is not None:

@@ -218,6 +218,7 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
     from hydra.types import RunMode
     from hydra.utils import get_original_cwd
     from maze.rl.job_output import tee_output_to_job_log
+    from maze.rl.legacy_algorithm_runners import legacy_algorithm_runner_note
     from maze.rl.run import maze_run, prepare_config
     from maze.rl.tracking import prepare_tracking
 
@@ -228,6 +229,9 @@ def _run_job(cfg: Any, failures: list[str], interrupted: list[str]) -> Optional[
             sweeper = hydra_config.runtime.choices.get("hydra/sweeper")
             if hydra_config.mode == RunMode.RUN and sweeper not in (None, "basic"):
                 print(f"Note: the {sweeper} sweep configured here runs only with --multirun; this is one plain job")
+            legacy_note = legacy_algorithm_runner_note(hydra_config.runtime.choices.get("algorithm_runner"))
+            if legacy_note:
+                print(legacy_note)
             _drop_replaced_group_keys(cfg, hydra_config)
             _forget_resolved_config(hydra_config)  # of an earlier start in this directory; Hydra renewed the rest
             cfg = prepare_config(cfg, get_original_cwd())

@@ -16,7 +16,7 @@ from typing import Any, Optional
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import to_plain_config
 from maze.env.utils.suggestions import close_matches
-from maze.train.trainers.common.config import AlgorithmConfig, bounded
+from maze.train.core.config import AlgorithmConfig, bounded
 
 __all__ = ["RENAMED_KEYS", "RLlibAlgorithmConfig", "rllib_config"]
 

@@ -36,10 +36,10 @@ from maze.rllib.env import FACTORY_KEY, PLAIN_ACTION_KEY, MazeRLlibEnv, single_a
 from maze.rllib.trainer import MazeModelEvaluation, RLlibTrainer
 from maze.rollout.ray_cluster import RayCluster
 from maze.train.bounds import Bounds
+from maze.train.core.model_selection import BestModelSelection
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.env_factory import MAX_AUTO_EVAL_ENVS, build_vector_env
 from maze.train.runners.training_runner import TrainingRunner
-from maze.train.trainers.common.model_selection import BestModelSelection
 
 __all__ = ["RLLIB_EXTRA", "RLlibRunner"]
 

@@ -12,8 +12,8 @@ from maze.env.log_stats.log_stats import LogStats, LogStatsKey
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
 from maze.perception.agent.torch_model import network_name
 from maze.rllib.algorithm_config import RLlibAlgorithmConfig
+from maze.train.core.training_state import TrainingResult
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
-from maze.train.trainers.common.training_state import TrainingResult
 
 __all__ = ["MazeModelEvaluation", "ModuleEvaluation", "RLlibTrainer", "TRAINING_METRICS"]
 

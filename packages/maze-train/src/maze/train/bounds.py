@@ -1,9 +1,9 @@
 """Bounds: the allowed range of a numeric setting, declared where the setting is defined.
 
-Algorithm configs declare it on their fields (:func:`~maze.train.trainers.common.config.bounded`);
+Algorithm configs declare it on their fields (:func:`~maze.train.core.config.bounded`);
 classes built from ``_target_`` configs declare it in their signatures, e.g.
 ``lr: Annotated[float, Bounds(ge=0)]``, and
-:func:`~maze.train.trainers.common.config.validate_target_config` checks the configured values.
+:func:`~maze.train.core.config.validate_target_config` checks the configured values.
 This module imports nothing of maze.train, so that any module can declare bounds.
 """
 

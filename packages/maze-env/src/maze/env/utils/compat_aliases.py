@@ -89,15 +89,15 @@ DOCUMENTED_ALIASES: dict[str, str] = {
     "maze.train.trainers.a2c.a2c_trainer.A2C": "maze.train.trainers.a2c.A2C",
     "maze.train.trainers.a2c.a2c_algorithm_config.A2CAlgorithmConfig": "maze.train.trainers.a2c.A2CAlgorithmConfig",
     "maze.train.trainers.common.model_selection.best_model_selection.BestModelSelection": (
-        "maze.train.trainers.common.model_selection.BestModelSelection"
+        "maze.train.core.model_selection.BestModelSelection"
     ),
     # maze's own runner paths before the runners moved beside their trainers (configs of earlier runs)
     **{
-        f"maze.train.runners.{name}": f"maze.train.trainers.actor_critic.actor_critic_runners.{name}"
+        f"maze.train.runners.{name}": f"maze.train.runners.actor_critic_runner.{name}"
         for name in ("ACDevRunner", "ACLocalRunner")
     },
     **{
-        f"maze.train.runners.{name}": f"maze.train.trainers.impala.impala_runners.{name}"
+        f"maze.train.runners.{name}": f"maze.train.trainers.impala.runner.{name}"
         for name in ("ImpalaDevRunner", "ImpalaLocalRunner")
     },
 }

@@ -144,7 +144,7 @@ class ConfigurationAuditor:
     def _audit_algorithm(algorithm: Any) -> None:
         if algorithm is None or isinstance(algorithm, (str, Mapping)):
             return
-        from maze.train.trainers.common.config import AlgorithmConfig
+        from maze.train.core.config import AlgorithmConfig
 
         if not isinstance(algorithm, AlgorithmConfig):
             raise InvalidSpecificationError(

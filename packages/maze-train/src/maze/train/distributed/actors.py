@@ -18,9 +18,9 @@ import numpy as np
 import torch
 from maze.env.log_stats.aggregator import EpisodeStatsBatch
 from maze.env.vector.sequential import SequentialVectorEnv
+from maze.train.core.actor_critic.batch import rollout_samples, spaces_record
 from maze.train.guards import NonFiniteGuard
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector, SubStepBatch
-from maze.train.trainers.actor_critic.batch import rollout_samples, spaces_record
 
 __all__ = [
     "ActorOutput",

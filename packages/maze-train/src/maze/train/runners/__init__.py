@@ -1,8 +1,9 @@
 """The shared pieces of the training runners: the base :class:`TrainingRunner`, env factories, run directories.
 
-Each algorithm's runners live beside its trainer (see :mod:`maze.train.trainers`), e.g.
-``maze.train.trainers.actor_critic.actor_critic_runners.ACDevRunner`` for A2C/PPO with
-``runner=dev``.
+Each algorithm has one runner, in its folder (``maze.train.trainers.<algorithm>.runner``; the
+actor-critic family shares :class:`~maze.train.runners.actor_critic_runner.ActorCriticRunner`);
+the execution backend it is handed (:mod:`maze.train.backends`) decides where envs step and
+policies act.
 
 The names below are imported on first use: an env worker process that unpickles an
 :class:`EnvFactory` imports only :mod:`maze.train.runners.env_factory` (maze-env, no torch).

@@ -11,7 +11,7 @@ from typing import Any, Optional, Union
 from maze.env.errors import ConfigurationError
 from maze.perception.checkpoint import SPACES_CONFIG_FILE, STATE_DICT_FILE
 from maze.perception.serialization import atomic_write_bytes, load_state_dict_file
-from maze.train.trainers.common.checkpoints import (
+from maze.train.core.checkpoints import (
     OPTIMIZER_FILE,
     ORIGIN_FILE,
     TRAINING_STATE_FILE,
@@ -20,7 +20,7 @@ from maze.train.trainers.common.checkpoints import (
     find_checkpoint,
     read_origin,
 )
-from maze.train.trainers.common.training_state import TrainingResult, TrainingState
+from maze.train.core.training_state import TrainingResult, TrainingState
 
 __all__ = ["InputRun", "SUMMARY_FILE", "describe_resumable_state", "write_training_summary"]
 

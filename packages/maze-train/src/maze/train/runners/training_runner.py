@@ -8,7 +8,7 @@ import sys
 from abc import abstractmethod
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any, Callable, ClassVar, Optional
 
 import torch
 import yaml
@@ -31,7 +31,13 @@ from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
 from maze.rollout.runner import Runner, outputs_note
+from maze.train.backends import build_backend
 from maze.train.bounds import Bounds
+from maze.train.core.checkpoints import DEFAULT_KEEP_CHECKPOINTS, LAST_STATE_DICT_FILE, write_origin
+from maze.train.core.config import AlgorithmConfig, validate_target_config
+from maze.train.core.epoch_loop import EpochLoopTrainer
+from maze.train.core.model_selection import BestModelSelection
+from maze.train.core.training_state import ResumableTrainer, TrainingResult
 from maze.train.distributed.subproc_actors import start_fork_server
 from maze.train.evaluators.background import BackgroundEvaluation
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
@@ -43,11 +49,6 @@ from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import SUMMARY_FILE, InputRun, write_training_summary
 from maze.train.tensorboard import LogStatsWriterTensorboard
 from maze.train.tracking.setup import start_tracking
-from maze.train.trainers.common.checkpoints import DEFAULT_KEEP_CHECKPOINTS, LAST_STATE_DICT_FILE, write_origin
-from maze.train.trainers.common.config import AlgorithmConfig, validate_target_config
-from maze.train.trainers.common.epoch_loop import EpochLoopTrainer
-from maze.train.trainers.common.model_selection import BestModelSelection
-from maze.train.trainers.common.training_state import ResumableTrainer, TrainingResult
 
 __all__ = ["TrainingRunner"]
 
@@ -58,11 +59,15 @@ class TrainingRunner(Runner):
     :meth:`setup` reads ``env``, ``wrappers``, ``model`` (with its ``critic``), ``algorithm``,
     ``seeding`` and ``input_dir``, and writes into the current directory (the run
     directory): ``spaces_config.yaml``, ``model_config.yaml``, normalization statistics,
-    graph PDFs of the networks and TensorBoard events. Subclasses build the trainer.
+    graph PDFs of the networks and TensorBoard events. Subclasses (one per algorithm) build
+    the trainer; where its envs step and its policies act is the :attr:`backend`'s business
+    (see :mod:`maze.train.backends`), so every algorithm runs on every backend.
 
     Args:
-        trainer_class: Dotted path (or class) of the trainer.
-        concurrency: Training envs; 0 chooses automatically.
+        trainer_class: Dotted path (or class) of the trainer (None: the runner's :attr:`default_trainer`).
+        backend: The execution backend: ``dev``, ``local``, ``ray`` (the ``runner`` option sets
+            it), a dotted path of an :class:`~maze.train.backends.base.ExecutionBackend`
+            subclass, or a built backend.
         eval_concurrency: Evaluation envs; 0 chooses automatically.
         state_dict_dump_file: File of the best model.
         spaces_config_dump_file: File of the env spaces.
@@ -78,16 +83,24 @@ class TrainingRunner(Runner):
             epoch trains (uses a spare core; needs in-process evaluation envs and
             ``cpu_threads=1``, see :mod:`maze.train.evaluators.background`).
         keep_checkpoints: Checkpoints (``checkpoint-<epoch>/``, one per epoch end, see
-            :mod:`maze.train.trainers.common.checkpoints`) kept in the run directory.
+            :mod:`maze.train.core.checkpoints`) kept in the run directory.
+        **backend_options: The backend's keys (e.g. ``start_method``, ``ray_address``).
 
     Raises:
-        ConfigurationError: For ``background_evaluation`` with ``cpu_threads`` other than 1.
+        ConfigurationError: For ``background_evaluation`` with ``cpu_threads`` other than 1, or
+            a key that neither the runner nor its backend takes.
     """
+
+    default_trainer: ClassVar[Optional[str]] = None
+    """Dotted path of the algorithm's trainer, for a ``trainer_class`` left out."""
+
+    acts_in_worker_processes: ClassVar[bool] = False
+    """Whether the runner's workers act with torch policies (IMPALA, SAC, ES): a fork server then starts early."""
 
     def __init__(
         self,
-        trainer_class: Any,
-        concurrency: Annotated[int, Bounds(ge=0)] = 0,
+        trainer_class: Any = None,
+        backend: Any = "dev",
         eval_concurrency: Annotated[int, Bounds(ge=0)] = 0,
         state_dict_dump_file: str = STATE_DICT_FILE,
         spaces_config_dump_file: str = SPACES_CONFIG_FILE,
@@ -98,9 +111,13 @@ class TrainingRunner(Runner):
         progress: str = "auto",
         background_evaluation: bool = False,
         keep_checkpoints: Annotated[int, Bounds(ge=1)] = DEFAULT_KEEP_CHECKPOINTS,
+        **backend_options: Any,
     ) -> None:
+        trainer_class = trainer_class or self.default_trainer
+        if trainer_class is None:
+            raise ConfigurationError(f"{type(self).__name__} needs a trainer_class (the dotted path of a trainer)")
         self.trainer_class = resolve_target(trainer_class) if isinstance(trainer_class, str) else trainer_class
-        self.concurrency = concurrency
+        self.backend = build_backend(backend, backend_options, type(self).__name__)
         self.eval_concurrency = eval_concurrency
         self.state_dict_dump_file = state_dict_dump_file
         self.spaces_config_dump_file = spaces_config_dump_file
@@ -131,7 +148,7 @@ class TrainingRunner(Runner):
 
         Raises:
             ConfigurationError: For invalid configs (the ``runner`` node's arguments included, see
-                :func:`~maze.train.trainers.common.config.validate_target_config`), an unusable
+                :func:`~maze.train.core.config.validate_target_config`), an unusable
                 ``input_dir`` or an unavailable device.
         """
         self.cfg = to_plain_config(cfg)
@@ -174,16 +191,12 @@ class TrainingRunner(Runner):
     def start_worker_processes_early(self) -> None:
         """Called right after the CPU-thread settings, before envs and model are built.
 
-        Starts the fork server of the runner's worker processes when they use one (see
-        :meth:`worker_start_method`), so its imports (torch, the worker code) overlap with the
-        rest of the setup; the processes it forks inherit the thread settings.
+        Starts the fork server of the runner's worker processes when they act with torch
+        policies and the backend starts them with one, so its imports (torch, the worker code)
+        overlap with the rest of the setup; the processes it forks inherit the thread settings.
         """
-        if self.worker_start_method() == "forkserver":
+        if self.acts_in_worker_processes and self.backend.worker_start_method() == "forkserver":
             start_fork_server()
-
-    def worker_start_method(self) -> Optional[str]:
-        """The start method of the worker processes that act with torch policies (None: the runner starts none)."""
-        return None
 
     @abstractmethod
     def setup_trainer(self, config: AlgorithmConfig) -> None:
@@ -415,7 +428,7 @@ class TrainingRunner(Runner):
         """Calls ``train`` and writes ``training_summary.json``, also when Ctrl-C or SIGTERM interrupts it.
 
         An interrupted run's summary holds what the trainer achieved so far (its
-        :meth:`~maze.train.trainers.common.training_state.ResumableTrainer.result_so_far`) with the
+        :meth:`~maze.train.core.training_state.ResumableTrainer.result_so_far`) with the
         stop reason ``interrupted (<exception>)``; the interruption is raised on.
 
         Returns:

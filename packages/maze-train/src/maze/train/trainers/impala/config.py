@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from maze.train.trainers.actor_critic.config import ActorCriticAlgorithmConfig
-from maze.train.trainers.common.config import bounded
+from maze.train.core.actor_critic.config import ActorCriticAlgorithmConfig
+from maze.train.core.config import bounded
 
 __all__ = ["ImpalaAlgorithmConfig"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from maze.env.log_stats.event_decorators import define_episode_stats, define_epoch_stats, define_step_stats
+from maze.train.core.actor_critic.events import ActorCriticEvents
 from maze.train.event_log import epoch_mean
-from maze.train.trainers.actor_critic.events import ActorCriticEvents
 
 __all__ = ["ImpalaEvents"]
 

@@ -9,17 +9,17 @@ from typing import Any, Optional
 import numpy as np
 import torch
 from maze.perception.agent.torch_actor_critic import TorchActorCritic
-from maze.train.distributed.actors import DistributedActors, concatenate_outputs
-from maze.train.guards import NonFiniteGuard
-from maze.train.rollout.collector import RolloutBatch
-from maze.train.trainers.actor_critic.batch import (
+from maze.train.core.actor_critic.batch import (
     bootstrap_values,
     interleave,
     per_slot,
     rollout_samples,
     spaces_record,
 )
-from maze.train.trainers.actor_critic.trainer import ActorCritic, TrainingResult
+from maze.train.core.actor_critic.trainer import ActorCritic, TrainingResult
+from maze.train.distributed.actors import DistributedActors, concatenate_outputs
+from maze.train.guards import NonFiniteGuard
+from maze.train.rollout.collector import RolloutBatch
 from maze.train.trainers.impala.config import ImpalaAlgorithmConfig
 from maze.train.trainers.impala.events import ImpalaEvents
 from maze.train.trainers.impala.vtrace import VTraceReturns, from_importance_weights

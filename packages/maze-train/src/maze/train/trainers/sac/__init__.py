@@ -2,6 +2,6 @@
 
 from maze.train.trainers.sac.config import SACAlgorithmConfig
 from maze.train.trainers.sac.events import SACEvents
-from maze.train.trainers.sac.sac_trainer import SAC
+from maze.train.trainers.sac.trainer import SAC
 
 __all__ = ["SAC", "SACAlgorithmConfig", "SACEvents"]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from maze.env.errors import ConfigurationError
-from maze.train.trainers.common.config import AlgorithmConfig, bounded
+from maze.train.core.config import AlgorithmConfig, bounded
 
 __all__ = ["SACAlgorithmConfig"]
 

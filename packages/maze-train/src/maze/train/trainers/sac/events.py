@@ -10,7 +10,7 @@ __all__ = ["SACEvents"]
 
 
 class SACEvents(UpdateTimingEvents):
-    """Training statistics of :class:`~maze.train.trainers.sac.sac_trainer.SAC` (an update is one iteration)."""
+    """Training statistics of :class:`~maze.train.trainers.sac.trainer.SAC` (an update is one iteration)."""
 
     @epoch_mean
     def policy_loss(self, value: float) -> None:
