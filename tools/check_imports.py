@@ -5,6 +5,11 @@ must name the standard library, a maze leaf the package may depend on, or a thir
 module the registry allows for it. Also checks the namespace layout: no
 ``maze/__init__.py`` anywhere, and a ``py.typed`` in every leaf.
 
+It also seals maze-train's algorithm folders: a module in ``maze/train/trainers/<algorithm>/``
+imports only its own folder and maze-train's shared layer (``maze.train.core``, ``runners``,
+``backends``, ``distributed`` and the other modules outside ``maze.train.trainers``), never
+another algorithm's folder.
+
 Usage: ``python tools/check_imports.py`` (exit code 1 and one line per violation).
 """
 
@@ -69,8 +74,37 @@ def violations(package: Package) -> Iterator[str]:
                     yield f"{where}: {package.name} must not import {top!r} (allowed third party: {sorted(third_party)})"
 
 
+TRAINERS = "maze.train.trainers"
+"""The package of maze-train's algorithm folders."""
+
+
+def algorithm_folder_violations(source: Path) -> Iterator[str]:
+    """Yields one message per import of another algorithm's folder from inside an algorithm folder.
+
+    Args:
+        source: maze-train's ``src`` directory.
+    """
+    trainers = source / "maze" / "train" / "trainers"
+    for folder in sorted(path for path in trainers.iterdir() if path.is_dir() and path.name != "__pycache__"):
+        own = f"{TRAINERS}.{folder.name}"
+        for path in sorted(folder.rglob("*.py")):
+            for line, module, _ in imported_modules(path):
+                if module == TRAINERS or (module.startswith(f"{TRAINERS}.") and not _within(module, own)):
+                    where = f"{path.relative_to(source.parent.parent.parent)}:{line}"
+                    yield (
+                        f"{where}: the algorithm folder {folder.name}/ must not import {module} (another algorithm's "
+                        "folder); move what both need to maze.train.core"
+                    )
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(f"{package}.")
+
+
 def main() -> int:
     problems = [message for package in PACKAGES for message in violations(package)]
+    train = next(package for package in PACKAGES if package.name == "maze-train")
+    problems += list(algorithm_folder_violations(train.path / "src"))
     for message in problems:
         print(message)
     print(f"import graph: {len(problems)} violation(s) in {len(PACKAGES)} packages")

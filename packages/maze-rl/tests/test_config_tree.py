@@ -235,6 +235,7 @@ def test_every_experiment_composes() -> None:
 
 def test_every_algorithm_has_one_runner_file_for_every_runner_option() -> None:
     assert set(own_options("algorithm_runner")) == set(own_options("algorithm"))
+    assert len(own_options("algorithm_runner")) <= 7  # one per algorithm, none per algorithm and backend
     training_runners = ("dev", "local", "ray")
     for algorithm in own_options("algorithm"):
         for runner in training_runners:
