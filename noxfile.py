@@ -23,7 +23,7 @@ import nox
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tools"))
-from packages import PACKAGES, by_name, install_order  # noqa: E402
+from packages import PACKAGES, by_name, engine_test_dirs, install_order  # noqa: E402
 
 CONSTRAINTS = ("-c", str(ROOT / "tools" / "constraints.txt"))
 PYTHON = "3.11"
@@ -95,16 +95,35 @@ def install_packages(session: nox.Session, *names: str, extra: tuple[str, ...] =
     session.install(*CONSTRAINTS, *requirements, *extra)
 
 
+def engine_tests(session: str) -> list[str]:
+    """The test folders (relative to the repository root) that engine session ``session`` runs in one pytest call.
+
+    The folders belong to the packages whose code they test (``engine_tests`` in tools/packages.py).
+    """
+    return [str(path.relative_to(ROOT)) for path in engine_test_dirs(session)]
+
+
 @nox.session(python=PYTHON)
 @nox.parametrize("package", SHARED_SESSION_NAMES, ids=SHARED_SESSION_NAMES)
 def tests(session: nox.Session, package: str) -> None:
-    """Run one package's tests against a fresh non-editable install of it and its in-repo deps."""
+    """Run one package's tests against a fresh non-editable install of it and its in-repo deps.
+
+    The package's engine test folders (``engine_tests`` in tools/packages.py: Ray, tracking) are left out:
+    their sessions (``ray``, ``tracking``) install the engine and start it once for all packages' folders.
+    """
     spec = by_name(package)
     install_packages(session, package, *spec.test_internal_deps, extra=("pytest", *spec.test_requires))
     package_dir = ROOT / "packages" / package
     session.chdir(package_dir)
+    ignored = [f"--ignore={folder}" for _, folder in spec.engine_tests]
     session.run(
-        "pytest", "-q", "-p", "no:cacheprovider", *session.posargs, env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *ignored,
+        *session.posargs,
+        env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"},
     )
 
 
@@ -124,7 +143,7 @@ def integration(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def tracking(session: nox.Session) -> None:
-    """Experiment tracking (tests/tracking): a real MLflow SQLite store and ``mlflow server``, W&B offline.
+    """Experiment tracking (maze-train's tests/tracking): a real MLflow SQLite store and ``mlflow server``, W&B offline.
 
     maze-train and maze-viz are installed with their tracking extras, so the extras' declarations are tested too.
     """
@@ -132,7 +151,7 @@ def tracking(session: nox.Session) -> None:
     install_packages(session, "maze-rl", extra=("pytest", *extras))
     session.chdir(ROOT)
     env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "WANDB_MODE": "offline"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/tracking", *session.posargs, env=env)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *engine_tests("tracking"), *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)
@@ -257,24 +276,27 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def ray(session: nox.Session) -> None:
-    """Scale-out on Ray (tests/ray): one local 2-CPU Ray and one simulated two-node cluster for the whole session.
+    """Scale-out on Ray: one local 2-CPU Ray and one simulated two-node cluster for the whole session.
 
+    The Ray tests of maze-rollout (rollouts, vector env, cluster) and maze-rl (training jobs with ``runner=ray``,
+    HPO, quiet ``maze-run`` runs) run in one pytest call: both folders load the plugin
+    packages/maze-rollout/tests/ray/ray_session.py, whose session fixtures start each Ray once.
     maze-rollout and maze-train are installed with their ``ray`` extras, so the extras' declarations are tested too.
     """
     extras = (wheel(session, "maze-rollout", "ray"), wheel(session, "maze-train", "ray"))
     install_packages(session, "maze-rl", extra=("pytest", *extras))
     session.chdir(ROOT)
     env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/ray", *session.posargs, env=env)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *engine_tests("ray"), *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)
 def rllib(session: nox.Session) -> None:
-    """Maze on RLlib (tests/rllib): maze-rllib with ray[rllib], one local 2-CPU Ray for the whole session."""
+    """Maze on RLlib (maze-rllib's tests): maze-rllib with ray[rllib], one local 2-CPU Ray for the whole session."""
     install_packages(session, "maze-rllib", extra=("pytest",))
     session.chdir(ROOT)
     env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/rllib", *session.posargs, env=env)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *engine_tests("rllib"), *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)
