@@ -143,7 +143,7 @@ def integration(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def tracking(session: nox.Session) -> None:
-    """Experiment tracking (maze-train's tests/tracking): a real MLflow SQLite store and ``mlflow server``, W&B offline.
+    """Experiment tracking (maze-train's tests/tracking): real MLflow SQLite store and ``mlflow server``, W&B offline.
 
     maze-train and maze-viz are installed with their tracking extras, so the extras' declarations are tested too.
     """
