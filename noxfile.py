@@ -95,12 +95,15 @@ def install_packages(session: nox.Session, *names: str, extra: tuple[str, ...] =
     session.install(*CONSTRAINTS, *requirements, *extra)
 
 
-def engine_tests(session: str) -> list[str]:
-    """The test folders (relative to the repository root) that engine session ``session`` runs in one pytest call.
+def run_engine_tests(session: nox.Session, engine: str, env: dict[str, str]) -> None:
+    """Runs the test folders of all packages for engine session ``engine`` in one pytest call, from the root.
 
-    The folders belong to the packages whose code they test (``engine_tests`` in tools/packages.py).
+    The folders belong to the packages whose code they test (``engine_tests`` in tools/packages.py); one
+    pytest call starts the engine once. The rootdir is the repository's, so test ids name their package.
     """
-    return [str(path.relative_to(ROOT)) for path in engine_test_dirs(session)]
+    folders = [str(path.relative_to(ROOT)) for path in engine_test_dirs(engine)]
+    session.chdir(ROOT)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}", *folders, *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)
@@ -149,9 +152,7 @@ def tracking(session: nox.Session) -> None:
     """
     extras = (wheel(session, "maze-train", "mlflow,wandb"), wheel(session, "maze-viz", "mlflow,tensorboard"))
     install_packages(session, "maze-rl", extra=("pytest", *extras))
-    session.chdir(ROOT)
-    env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "WANDB_MODE": "offline"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", *engine_tests("tracking"), *session.posargs, env=env)
+    run_engine_tests(session, "tracking", env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "WANDB_MODE": "offline"})
 
 
 @nox.session(python=PYTHON)
@@ -285,18 +286,16 @@ def ray(session: nox.Session) -> None:
     """
     extras = (wheel(session, "maze-rollout", "ray"), wheel(session, "maze-train", "ray"))
     install_packages(session, "maze-rl", extra=("pytest", *extras))
-    session.chdir(ROOT)
-    env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", *engine_tests("ray"), *session.posargs, env=env)
+    run_engine_tests(session, "ray", env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"})
 
 
 @nox.session(python=PYTHON)
 def rllib(session: nox.Session) -> None:
     """Maze on RLlib (maze-rllib's tests): maze-rllib with ray[rllib], one local 2-CPU Ray for the whole session."""
     install_packages(session, "maze-rllib", extra=("pytest",))
-    session.chdir(ROOT)
-    env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", *engine_tests("rllib"), *session.posargs, env=env)
+    run_engine_tests(
+        session, "rllib", env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
+    )
 
 
 @nox.session(python=PYTHON)
