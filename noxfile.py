@@ -95,13 +95,14 @@ def install_packages(session: nox.Session, *names: str, extra: tuple[str, ...] =
     session.install(*CONSTRAINTS, *requirements, *extra)
 
 
-def run_engine_tests(session: nox.Session, engine: str, env: dict[str, str]) -> None:
+def run_engine_tests(session: nox.Session, engine: str, env: dict[str, str], top_level: tuple[str, ...] = ()) -> None:
     """Runs the test folders of all packages for engine session ``engine`` in one pytest call, from the root.
 
     The folders belong to the packages whose code they test (``engine_tests`` in tools/packages.py); one
-    pytest call starts the engine once. The rootdir is the repository's, so test ids name their package.
+    pytest call starts the engine once. ``top_level``: folders of the top-level tests/ to run with them.
+    The rootdir is the repository's, so test ids name their package.
     """
-    folders = [str(path.relative_to(ROOT)) for path in engine_test_dirs(engine)]
+    folders = [str(path.relative_to(ROOT)) for path in engine_test_dirs(engine)] + list(top_level)
     session.chdir(ROOT)
     session.run("pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}", *folders, *session.posargs, env=env)
 
@@ -111,8 +112,8 @@ def run_engine_tests(session: nox.Session, engine: str, env: dict[str, str]) -> 
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's tests against a fresh non-editable install of it and its in-repo deps.
 
-    The package's engine test folders (``engine_tests`` in tools/packages.py: Ray, tracking) are left out:
-    their sessions (``ray``, ``tracking``) install the engine and start it once for all packages' folders.
+    The package's engine test folders (``engine_tests`` in tools/packages.py: Ray, tracking, fuzzing) are left
+    out: their sessions (``ray``, ``tracking``, ``fuzz``) install the engine and start it once for all packages.
     """
     spec = by_name(package)
     install_packages(session, package, *spec.test_internal_deps, extra=("pytest", *spec.test_requires))
@@ -223,16 +224,16 @@ def service(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
-    """Bounded fuzzing (tests/fuzz, hypothesis) of every loader of untrusted input, in a torch-free venv.
+    """Bounded fuzzing (hypothesis) of every loader of untrusted input, in a torch-free venv.
 
-    The trajectory readers (data-only format and legacy pickles), the run-directory file readers
-    and the agent service's request parsing; ``MAZE_FUZZ_EXAMPLES`` sets the inputs per target.
+    The trajectory readers (data-only format and legacy pickles) and the run-directory file readers
+    (maze-env's tests/fuzz) and the agent service's request parsing (tests/fuzz: the example's code), in
+    one pytest call with one address-space cap (the plugin packages/maze-env/tests/fuzz/fuzz_session.py);
+    ``MAZE_FUZZ_EXAMPLES`` sets the inputs per target.
     """
     service = ROOT / "examples" / "agent_service" / "requirements.txt"
     install_packages(session, "maze-rollout", "maze-deploy", extra=("pytest", "hypothesis", "-r", str(service)))
-    session.chdir(ROOT)
-    env = {"OMP_NUM_THREADS": "1"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/fuzz", *session.posargs, env=env)
+    run_engine_tests(session, "fuzz", env={"OMP_NUM_THREADS": "1"}, top_level=("tests/fuzz",))
 
 
 @nox.session(python=PYTHON)
@@ -267,11 +268,12 @@ def check_torch_free(session: nox.Session, name: str, modules: tuple[str, ...], 
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """Check formatting and lint rules with ruff, and that CI runs the README's test command."""
+    """Check formatting and lint rules with ruff, that CI runs the README's test command, and where tests live."""
     session.install("ruff>=0.6")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("python", str(ROOT / "tools" / "check_ci_command.py"))
+    session.run("python", str(ROOT / "tools" / "check_test_layout.py"))  # top-level tests/: cross-package only
     session.run("python", str(ROOT / "tools" / "check_readme_figures.py"))
 
 

@@ -30,14 +30,15 @@ ENGINE_SESSIONS: dict[str, tuple[str, ...]] = {
     "ray": ("ray",),
     "rllib": ("ray",),
     "tracking": ("mlflow", "pandas", "wandb"),
+    "fuzz": ("hypothesis",),
 }
-"""The nox sessions that test packages' code on an engine, with the modules their tests may import.
+"""The nox sessions that test packages' code on an engine or harness, with the modules their tests may import.
 
-A package's engine tests live in its own test tree (``Package.engine_tests``); each such session
-installs its engine and runs the folders of all packages in one pytest call, so that the engine
-starts once per session. The ``tests`` session of a package leaves these folders out: its venv has
-no engine. Each engine session's tests may import the modules listed here on top of what their
-package's tests may import.
+A package's engine tests (Ray, RLlib, MLflow/W&B, the fuzzer with its capped address space) live in
+its own test tree (``Package.engine_tests``); each such session installs its engine and runs the
+folders of all packages in one pytest call, so that the engine starts once per session. The
+``tests`` session of a package leaves these folders out: its venv has no engine. Each engine
+session's tests may import the modules listed here on top of what their package's tests may import.
 """
 
 
@@ -96,6 +97,7 @@ PACKAGES: tuple[Package, ...] = (
         torch_free=True,
         optional_third_party=("matplotlib",),  # extra "render": renderers import it lazily
         test_requires=("matplotlib", "gymnasium[box2d]"),  # box2d: the LunarLander heuristic's tests
+        engine_tests=(("fuzz", "tests/fuzz"),),  # the trajectory and run-directory readers, fuzzed (hypothesis)
     ),
     Package("maze-distributions", leaves=("distributions",), internal_deps=("maze-env",), third_party=("torch",)),
     Package(
