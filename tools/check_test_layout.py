@@ -15,6 +15,11 @@ folder (``tests/**/test_*.py``) must therefore do at least one of:
 The imports of the helper modules of its folder that it imports (``from cli_support import ...``)
 count as its own, transitively; conftest.py does not (its fixtures serve many modules).
 
+It also checks that no two modules of the engine test folders (``engine_tests`` in
+tools/packages.py) and the top-level tests/ share a name (conftest.py aside): the engine sessions
+run several folders in one pytest call with pytest's default import mode, which imports test
+modules and their helpers by their bare names.
+
 Usage: ``python tools/check_test_layout.py`` (exit code 1 and one line per misplaced module; run by
 ``nox -s lint``).
 """
@@ -27,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from packages import PACKAGES, REPO_ROOT  # noqa: E402
+from packages import ENGINE_SESSIONS, PACKAGES, REPO_ROOT, engine_test_dirs  # noqa: E402
 
 TOP_LEVEL_TESTS = REPO_ROOT / "tests"
 LEAF_OWNER = {leaf: package.name for package in PACKAGES for leaf in package.leaves}
@@ -102,12 +107,27 @@ def misplaced_tests(root: Path = TOP_LEVEL_TESTS) -> list[str]:
     return problems
 
 
+def clashing_module_names() -> list[str]:
+    """One message per module name that two modules of the engine folders and the top-level tests/ share."""
+    folders = {folder for session in ENGINE_SESSIONS for folder in engine_test_dirs(session)} | {TOP_LEVEL_TESTS}
+    by_name: dict[str, list[Path]] = {}
+    for path in sorted({path for folder in folders for path in folder.rglob("*.py")}):
+        if path.name != "conftest.py":
+            by_name.setdefault(path.name, []).append(path)
+    return [
+        f"{name}: {len(paths)} modules of engine or top-level test folders share the name "
+        f"({', '.join(str(path.relative_to(REPO_ROOT)) for path in paths)}); rename all but one"
+        for name, paths in sorted(by_name.items())
+        if len(paths) > 1
+    ]
+
+
 def main() -> int:
-    problems = misplaced_tests()
+    problems = misplaced_tests() + clashing_module_names()
     for message in problems:
         print(message)
     count = len(list(TOP_LEVEL_TESTS.rglob("test_*.py")))
-    print(f"test layout: {len(problems)} of {count} top-level test module(s) belong to one package")
+    print(f"test layout: {len(problems)} problem(s); {count} top-level test module(s)")
     return 1 if problems else 0
 
 
