@@ -122,8 +122,18 @@ def clashing_module_names() -> list[str]:
     ]
 
 
+def missing_engine_folders() -> list[str]:
+    """One message per engine test folder of the registry that does not exist."""
+    return [
+        f"{package.name}: engine test folder {folder} ({session}) does not exist; fix engine_tests in tools/packages.py"
+        for package in PACKAGES
+        for session, folder in package.engine_tests
+        if not (package.path / folder).is_dir()
+    ]
+
+
 def main() -> int:
-    problems = misplaced_tests() + clashing_module_names()
+    problems = misplaced_tests() + clashing_module_names() + missing_engine_folders()
     for message in problems:
         print(message)
     count = len(list(TOP_LEVEL_TESTS.rglob("test_*.py")))
