@@ -1,4 +1,4 @@
-"""ES on the simulated two-node cluster: a user's own env module, not installed on the worker node, reaches it by runtime_env.
+"""ES on the simulated two-node cluster: a user's env module, not installed on the worker node, reaches it by runtime_env.
 
 The session's cluster and the user's module come from the plugin ray_session (maze-rollout's Ray tests,
 where the cluster's rollouts are tested too).

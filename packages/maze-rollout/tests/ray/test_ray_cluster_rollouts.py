@@ -1,4 +1,4 @@
-"""Rollouts on the simulated two-node cluster: a user's own env module, not installed on the worker node, reaches it by runtime_env.
+"""Rollouts on the simulated two-node cluster: a user's env module, not on the worker node, reaches it by runtime_env.
 
 The session's cluster and the user's module come from the plugin ray_session.
 """
