@@ -23,7 +23,7 @@ import nox
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tools"))
-from packages import PACKAGES, by_name, install_order  # noqa: E402
+from packages import PACKAGES, by_name, engine_test_dirs, install_order  # noqa: E402
 
 CONSTRAINTS = ("-c", str(ROOT / "tools" / "constraints.txt"))
 PYTHON = "3.11"
@@ -95,16 +95,39 @@ def install_packages(session: nox.Session, *names: str, extra: tuple[str, ...] =
     session.install(*CONSTRAINTS, *requirements, *extra)
 
 
+def run_engine_tests(session: nox.Session, engine: str, env: dict[str, str], top_level: tuple[str, ...] = ()) -> None:
+    """Runs the test folders of all packages for engine session ``engine`` in one pytest call, from the root.
+
+    The folders belong to the packages whose code they test (``engine_tests`` in tools/packages.py); one
+    pytest call starts the engine once. ``top_level``: folders of the top-level tests/ to run with them.
+    The rootdir is the repository's, so test ids name their package.
+    """
+    folders = [str(path.relative_to(ROOT)) for path in engine_test_dirs(engine)] + list(top_level)
+    session.chdir(ROOT)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}", *folders, *session.posargs, env=env)
+
+
 @nox.session(python=PYTHON)
 @nox.parametrize("package", SHARED_SESSION_NAMES, ids=SHARED_SESSION_NAMES)
 def tests(session: nox.Session, package: str) -> None:
-    """Run one package's tests against a fresh non-editable install of it and its in-repo deps."""
+    """Run one package's tests against a fresh non-editable install of it and its in-repo deps.
+
+    The package's engine test folders (``engine_tests`` in tools/packages.py: Ray, tracking, fuzzing) are left
+    out: their sessions (``ray``, ``tracking``, ``fuzz``) install the engine and start it once for all packages.
+    """
     spec = by_name(package)
     install_packages(session, package, *spec.test_internal_deps, extra=("pytest", *spec.test_requires))
     package_dir = ROOT / "packages" / package
     session.chdir(package_dir)
+    ignored = [f"--ignore={folder}" for _, folder in spec.engine_tests]
     session.run(
-        "pytest", "-q", "-p", "no:cacheprovider", *session.posargs, env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *ignored,
+        *session.posargs,
+        env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"},
     )
 
 
@@ -124,15 +147,13 @@ def integration(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def tracking(session: nox.Session) -> None:
-    """Experiment tracking (tests/tracking): a real MLflow SQLite store and ``mlflow server``, W&B offline.
+    """Experiment tracking (maze-train's tests/tracking): real MLflow SQLite store and ``mlflow server``, W&B offline.
 
     maze-train and maze-viz are installed with their tracking extras, so the extras' declarations are tested too.
     """
     extras = (wheel(session, "maze-train", "mlflow,wandb"), wheel(session, "maze-viz", "mlflow,tensorboard"))
     install_packages(session, "maze-rl", extra=("pytest", *extras))
-    session.chdir(ROOT)
-    env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "WANDB_MODE": "offline"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/tracking", *session.posargs, env=env)
+    run_engine_tests(session, "tracking", env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "WANDB_MODE": "offline"})
 
 
 @nox.session(python=PYTHON)
@@ -203,16 +224,16 @@ def service(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
-    """Bounded fuzzing (tests/fuzz, hypothesis) of every loader of untrusted input, in a torch-free venv.
+    """Bounded fuzzing (hypothesis) of every loader of untrusted input, in a torch-free venv.
 
-    The trajectory readers (data-only format and legacy pickles), the run-directory file readers
-    and the agent service's request parsing; ``MAZE_FUZZ_EXAMPLES`` sets the inputs per target.
+    The trajectory readers (data-only format and legacy pickles) and the run-directory file readers
+    (maze-env's tests/fuzz) and the agent service's request parsing (tests/fuzz: the example's code), in
+    one pytest call with one address-space cap (the plugin packages/maze-env/tests/fuzz/fuzz_session.py);
+    ``MAZE_FUZZ_EXAMPLES`` sets the inputs per target.
     """
     service = ROOT / "examples" / "agent_service" / "requirements.txt"
     install_packages(session, "maze-rollout", "maze-deploy", extra=("pytest", "hypothesis", "-r", str(service)))
-    session.chdir(ROOT)
-    env = {"OMP_NUM_THREADS": "1"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/fuzz", *session.posargs, env=env)
+    run_engine_tests(session, "fuzz", env={"OMP_NUM_THREADS": "1"}, top_level=("tests/fuzz",))
 
 
 @nox.session(python=PYTHON)
@@ -247,34 +268,36 @@ def check_torch_free(session: nox.Session, name: str, modules: tuple[str, ...], 
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """Check formatting and lint rules with ruff, and that CI runs the README's test command."""
+    """Check formatting and lint rules with ruff, that CI runs the README's test command, and where tests live."""
     session.install("ruff>=0.6")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("python", str(ROOT / "tools" / "check_ci_command.py"))
+    session.run("python", str(ROOT / "tools" / "check_test_layout.py"))  # top-level tests/: cross-package only
     session.run("python", str(ROOT / "tools" / "check_readme_figures.py"))
 
 
 @nox.session(python=PYTHON)
 def ray(session: nox.Session) -> None:
-    """Scale-out on Ray (tests/ray): one local 2-CPU Ray and one simulated two-node cluster for the whole session.
+    """Scale-out on Ray: one local 2-CPU Ray and one simulated two-node cluster for the whole session.
 
+    The Ray tests of maze-rollout (rollouts, vector env, cluster) and maze-rl (training jobs with ``runner=ray``,
+    HPO, quiet ``maze-run`` runs) run in one pytest call: both folders load the plugin
+    packages/maze-rollout/tests/ray/ray_session.py, whose session fixtures start each Ray once.
     maze-rollout and maze-train are installed with their ``ray`` extras, so the extras' declarations are tested too.
     """
     extras = (wheel(session, "maze-rollout", "ray"), wheel(session, "maze-train", "ray"))
     install_packages(session, "maze-rl", extra=("pytest", *extras))
-    session.chdir(ROOT)
-    env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/ray", *session.posargs, env=env)
+    run_engine_tests(session, "ray", env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"})
 
 
 @nox.session(python=PYTHON)
 def rllib(session: nox.Session) -> None:
-    """Maze on RLlib (tests/rllib): maze-rllib with ray[rllib], one local 2-CPU Ray for the whole session."""
+    """Maze on RLlib (maze-rllib's tests): maze-rllib with ray[rllib], one local 2-CPU Ray for the whole session."""
     install_packages(session, "maze-rllib", extra=("pytest",))
-    session.chdir(ROOT)
-    env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/rllib", *session.posargs, env=env)
+    run_engine_tests(
+        session, "rllib", env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"}
+    )
 
 
 @nox.session(python=PYTHON)

@@ -2,7 +2,10 @@
 
 Every import statement (also lazy ones inside functions) in a package's source and tests
 must name the standard library, a maze leaf the package may depend on, or a third-party
-module the registry allows for it. Also checks the namespace layout: no
+module the registry allows for it. Its tests may also import pytest, the package's
+``test_requires``, the helper modules of its own test tree and of its in-repo dependencies'
+test trees, and, in an engine test folder (``Package.engine_tests``), the package's optional
+modules and the engine's (``ENGINE_SESSIONS``). Also checks the namespace layout: no
 ``maze/__init__.py`` anywhere, and a ``py.typed`` in every leaf.
 
 It also seals maze-train's algorithm folders: a module in ``maze/train/trainers/<algorithm>/``
@@ -21,9 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from packages import PACKAGES, Package, allowed_imports  # noqa: E402
+from packages import ENGINE_SESSIONS, PACKAGES, Package, allowed_imports, install_order  # noqa: E402
 
-TEST_ONLY_MODULES = {"pytest", "maze_test_helpers"}
+TEST_ONLY_MODULES = {"pytest"}
 
 
 def imported_modules(path: Path) -> Iterator[tuple[int, str, bool]]:
@@ -55,11 +58,16 @@ def violations(package: Package) -> Iterator[str]:
     for leaf in package.leaves:
         if not (package.path / "src" / "maze" / leaf / "py.typed").exists():
             yield f"{package.name}: leaf maze.{leaf} has no py.typed marker"
-    # tests may import the test-only tools and their own helper modules (siblings in tests/)
-    local_helpers = {path.stem for path in (package.path / "tests").rglob("*.py")}
-    test_modules = TEST_ONLY_MODULES | set(package.test_requires) | local_helpers
-    for folder, extra in (("src", set()), ("tests", test_modules)):
+    # tests may import the test-only tools and the helper modules of their own and their dependencies' test trees
+    helpers = {path.stem for dep in install_order(package.name) for path in (dep.path / "tests").rglob("*.py")}
+    test_modules = TEST_ONLY_MODULES | set(package.test_requires) | helpers
+    engine_modules = {
+        package.path / folder: set(package.optional_third_party) | set(ENGINE_SESSIONS[session])
+        for session, folder in package.engine_tests
+    }
+    for folder, modules in (("src", set()), ("tests", test_modules)):
         for path in sorted((package.path / folder).rglob("*.py")):
+            extra = modules.union(*(engine for root, engine in engine_modules.items() if root in path.parents))
             for line, module, lazy in imported_modules(path):
                 parts = module.split(".")
                 top = parts[0]

@@ -13,9 +13,33 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["Package", "PACKAGES", "REPO_ROOT", "by_name", "install_order", "allowed_imports"]
+__all__ = [
+    "ENGINE_SESSIONS",
+    "Package",
+    "PACKAGES",
+    "REPO_ROOT",
+    "allowed_imports",
+    "by_name",
+    "engine_test_dirs",
+    "install_order",
+]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+ENGINE_SESSIONS: dict[str, tuple[str, ...]] = {
+    "ray": ("ray",),
+    "rllib": ("ray",),
+    "tracking": ("mlflow", "pandas", "wandb"),
+    "fuzz": ("hypothesis",),
+}
+"""The nox sessions that test packages' code on an engine or harness, with the modules their tests may import.
+
+A package's engine tests (Ray, RLlib, MLflow/W&B, the fuzzer with its capped address space) live in
+its own test tree (``Package.engine_tests``); each such session installs its engine and runs the
+folders of all packages in one pytest call, so that the engine starts once per session. The
+``tests`` session of a package leaves these folders out: its venv has no engine. Each engine
+session's tests may import the modules listed here on top of what their package's tests may import.
+"""
 
 
 @dataclass(frozen=True)
@@ -38,6 +62,8 @@ class Package:
             boundaries session like torch-free packages).
         own_session: The nox session that tests the package instead of ``tests`` and ``integration``
             (e.g. a package whose dependencies pin what the other sessions must not get); None: those.
+        engine_tests: ``(session, folder)`` pairs: test folders of the package (relative to its
+            directory) that the engine session of :data:`ENGINE_SESSIONS` runs instead of ``tests``.
     """
 
     name: str
@@ -50,6 +76,7 @@ class Package:
     test_internal_deps: tuple[str, ...] = ()
     torch_free_extras: tuple[tuple[str, tuple[str, ...]], ...] = ()
     own_session: Optional[str] = None
+    engine_tests: tuple[tuple[str, str], ...] = ()
 
     @property
     def path(self) -> Path:
@@ -70,6 +97,7 @@ PACKAGES: tuple[Package, ...] = (
         torch_free=True,
         optional_third_party=("matplotlib",),  # extra "render": renderers import it lazily
         test_requires=("matplotlib", "gymnasium[box2d]"),  # box2d: the LunarLander heuristic's tests
+        engine_tests=(("fuzz", "tests/fuzz"),),  # the trajectory and run-directory readers, fuzzed (hypothesis)
     ),
     Package("maze-distributions", leaves=("distributions",), internal_deps=("maze-env",), third_party=("torch",)),
     Package(
@@ -87,6 +115,8 @@ PACKAGES: tuple[Package, ...] = (
         # extra "ray": the Ray rollout runner imports it lazily (maze.rollout.ray_cluster)
         optional_third_party=("ray",),
         test_requires=("gymnasium[box2d]", "matplotlib"),  # recorded LunarLander episodes; online rendering
+        # Ray rollouts and the Ray vector env; tests/ray/ray_session.py: the session's Ray, shared with maze-rl's
+        engine_tests=(("ray", "tests/ray"),),
     ),
     Package(
         "maze-deploy",
@@ -115,6 +145,7 @@ PACKAGES: tuple[Package, ...] = (
         # extras "mlflow" (mlflow, pandas: the logged model's predict), "wandb": the tracking process imports them;
         # "ray": the Ray runners (lazily)
         optional_third_party=("mlflow", "pandas", "wandb", "ray"),
+        engine_tests=(("tracking", "tests/tracking"),),  # MLflow (store and server) and W&B offline
     ),
     Package(
         "maze-rl",
@@ -123,14 +154,17 @@ PACKAGES: tuple[Package, ...] = (
         third_party=("hydra",),
         optional_third_party=("nevergrad", "optuna"),  # extras "nevergrad", "optuna": the HPO sweepers
         test_requires=("nevergrad", "optuna"),
+        # training jobs composed from maze.conf with runner=ray, HPO on Ray, quiet maze-run runs on Ray
+        engine_tests=(("ray", "tests/ray"),),
     ),
     Package(
         "maze-rllib",
         leaves=("rllib",),
         internal_deps=("maze-env", "maze-distributions", "maze-perception", "maze-rollout", "maze-train", "maze-rl"),
         third_party=("ray",),
-        # ray[rllib] pins gymnasium: tested in its own session (tests/rllib, one Ray per session)
+        # ray[rllib] pins gymnasium: tested in its own session (all its tests, one Ray per session)
         own_session="rllib",
+        engine_tests=(("rllib", "tests"),),
     ),
 )
 
@@ -175,3 +209,14 @@ def allowed_imports(name: str) -> tuple[set[str], set[str]]:
         leaves.update(package.leaves)
         third_party.update(package.third_party)
     return leaves, third_party
+
+
+def engine_test_dirs(session: str) -> list[Path]:
+    """The test folders that engine session ``session`` runs, in registry order (dependencies first).
+
+    Raises:
+        KeyError: When ``session`` is not an engine session of :data:`ENGINE_SESSIONS`.
+    """
+    if session not in ENGINE_SESSIONS:
+        raise KeyError(f"unknown engine session {session!r}; known: {', '.join(ENGINE_SESSIONS)}")
+    return [package.path / folder for package in PACKAGES for name, folder in package.engine_tests if name == session]

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
-from fuzzing import ROOT, assert_handled, mutations
+from fuzzing import assert_handled, mutations
 from gymnasium import spaces
 from hypothesis import given
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(ROOT / "examples" / "agent_service"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "agent_service"))
 from agent_service.errors import ServiceError  # noqa: E402
 from agent_service.schema import ActRequest, CloseRequest, RecommendRequest, StartRequest, parse_body  # noqa: E402
 from agent_service.spaces_json import FieldError, JsonSpace, json_values  # noqa: E402

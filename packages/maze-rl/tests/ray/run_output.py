@@ -1,6 +1,6 @@
 """Runs ``maze-run`` in a subprocess with a Ray of its own and finds the alarming lines of its output.
 
-Shared by the ``ray`` and ``rllib`` sessions (tests/rllib puts this directory on the import path).
+Shared by the ``ray`` and ``rllib`` sessions (maze-rllib's tests/conftest.py puts this directory on the import path).
 """
 
 from __future__ import annotations

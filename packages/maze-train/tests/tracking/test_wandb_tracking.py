@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TrackedJob
 from maze.train.tensorboard import read_scalars
-from tracking_support import EVAL_MEAN, STEPS_PER_EPOCH, TRAIN_MEAN, wandb_history
+from tracking_support import EVAL_MEAN, STEPS_PER_EPOCH, TRAIN_MEAN, TrackedJob, wandb_history
 
 
 def test_an_offline_run_writes_the_statistics_into_its_wandb_history(tracked_run: TrackedJob) -> None:

@@ -6,13 +6,13 @@ import pickle
 from pathlib import Path
 
 import pytest
-from fuzzing import CORPUS, ROOT, assert_handled, mutations
+from fuzzing import CORPUS, assert_handled, mutations
 from hypothesis import given
 from hypothesis import strategies as st
 from maze.env.testing.crafted_pickles import MEMORY_ATTACKS
 from maze.env.trajectory_recording.safe_unpickler import safe_loads
 
-LEGACY_FILES = sorted((ROOT / "packages/maze-env/tests/recording/legacy_trajectories").glob("*.pkl"))
+LEGACY_FILES = sorted((Path(__file__).resolve().parents[1] / "recording" / "legacy_trajectories").glob("*.pkl"))
 SEEDS = [path.read_bytes() for path in LEGACY_FILES] + [attack.pickle(protocol=4) for attack in MEMORY_ATTACKS.values()]
 
 ALLOWED_NAMES = [
@@ -89,6 +89,6 @@ def test_the_crafted_corpus_is_refused(path: Path) -> None:
 
 
 def test_the_corpus_holds_every_memory_attack() -> None:
-    """``corpus/legacy_pickles`` is written by ``python tests/fuzz/write_corpus.py``: it must be current."""
+    """``corpus/legacy_pickles`` is written by this folder's ``write_corpus.py``: it must be current."""
     names = {path.stem for path in _corpus_files()}
     assert set(MEMORY_ATTACKS) | {"structured_dtype"} <= names

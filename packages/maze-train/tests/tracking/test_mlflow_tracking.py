@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TrackedJob
 from maze.train.tensorboard import read_scalars
 from maze.viz import RunDataError, mlflow_to_pandas
 from mlflow.tracking import MlflowClient
@@ -21,6 +20,7 @@ from tracking_support import (
     TINY_PPO,
     TRAIN_MEAN,
     WARNING,
+    TrackedJob,
     assert_success,
     default_ctrl_c,
     executable,

@@ -1,4 +1,4 @@
-"""Builds ``maze-run`` jobs in the test process, so that they use the session's Ray connection."""
+"""Builds ``maze-run`` jobs in the test process, so that they use the session's Ray (maze-rllib's tests use it too)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 RLlib's algorithms connect to the process's Ray; a runner given no ``ray_address`` finds the
 connection and neither starts nor stops Ray (see :class:`maze.rollout.ray_cluster.RayCluster`).
-The jobs are composed in the test process by ``tests/ray/ray_runs.py`` (put on the import path here).
+The jobs are composed in the test process by ray_runs.py, and run as ``maze-run`` subprocesses by
+run_output.py, the helpers of maze-rl's Ray tests (packages/maze-rl/tests/ray, put on the import path here).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from maze.rollout.ray_cluster import RayCluster
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ray"))  # ray_runs: composing jobs in-process
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "maze-rl" / "tests" / "ray"))  # ray_runs, run_output
 
 RAY_CPUS = 2
 """CPUs of the local Ray (the CI machines have 2 cores)."""
@@ -27,7 +28,7 @@ RAY_CPUS = 2
 def ray_session() -> Iterator[Any]:
     """The ``ray`` module, connected to a local Ray started once for the session (and stopped after it)."""
     temp_dir = tempfile.mkdtemp(prefix="maze-rllib-", dir="/tmp")  # short: Ray's socket paths live below it
-    cluster = RayCluster(init={"num_cpus": RAY_CPUS, "_temp_dir": temp_dir}, component="tests/rllib")
+    cluster = RayCluster(init={"num_cpus": RAY_CPUS, "_temp_dir": temp_dir}, component="maze-rllib tests")
     try:
         with cluster.connected() as ray:
             yield ray

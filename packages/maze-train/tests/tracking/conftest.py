@@ -3,26 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-from tracking_support import TINY_PPO, MlflowServer, assert_success, maze_run, sqlite_uri
-
-
-@dataclass(frozen=True)
-class TrackedJob:
-    """A finished ``maze-run`` job: where it started, its run directory and its output."""
-
-    cwd: Path
-    run_dir: Path
-    stdout: str
-    stderr: str
-
-    @property
-    def tracking_uri(self) -> str:
-        """The default MLflow store of the job (``sqlite:///<cwd>/outputs/mlflow.db``)."""
-        return sqlite_uri(self.cwd)
+from tracking_support import TINY_PPO, MlflowServer, TrackedJob, assert_success, maze_run
 
 
 @pytest.fixture(scope="session")

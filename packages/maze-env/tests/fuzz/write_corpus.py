@@ -1,4 +1,6 @@
-"""Writes the crafted legacy-pickle corpus (``corpus/legacy_pickles``): ``python tests/fuzz/write_corpus.py``.
+"""Writes the crafted legacy-pickle corpus (``corpus/legacy_pickles``) of maze-env's fuzz targets.
+
+Run ``python packages/maze-env/tests/fuzz/write_corpus.py`` from the repository root.
 
 Inputs the fuzzer finds are added to the corpus folders by hand, named after what they do.
 """

@@ -1,8 +1,6 @@
-"""A2C/PPO with a Ray vector env (algorithm=ppo runner=ray): PPO learns CartPole; env errors and dead actors are named.
+"""The Ray vector env: its env groups, steps as the sequential vector env's, and a dead actor is named.
 
-PPO with ``+experiment=cartpole_ppo_fast`` (32 envs, here in the 2 actors of the session's
-2-CPU Ray, 16 each; 4,096 env steps per epoch) stops at the documented 475 (deterministic
-evaluation mean over 20 episodes); the test allows 40 epochs.
+Training with it (``algorithm=ppo runner=ray``) is tested by maze-rl's Ray tests (test_ray_ppo_vector_env.py).
 """
 
 from __future__ import annotations
@@ -10,7 +8,6 @@ from __future__ import annotations
 import functools
 import os
 import signal
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,18 +17,6 @@ from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.rollout.ray_cluster import RayCluster
 from maze.rollout.ray_vector_env import RayVectorEnv, env_groups
-from ray_runs import CARTPOLE_TRAINING, set_up_job
-
-PPO_ON_RAY = (
-    *CARTPOLE_TRAINING,
-    "algorithm=ppo",
-    "critic=template_state",
-    "+experiment=cartpole_ppo_fast",
-    "runner=ray",
-    "seeding.env_base_seed=0",
-    "seeding.agent_base_seed=0",
-)
-"""The tuned CartPole PPO with its 32 training envs in Ray actors."""
 
 CARTPOLE = functools.partial(GymMazeEnv, "CartPole-v1")
 """An env factory the actors import by reference (a function of this test module would not be found there)."""
@@ -40,19 +25,6 @@ CARTPOLE = functools.partial(GymMazeEnv, "CartPole-v1")
 def test_env_groups_are_contiguous_and_balanced() -> None:
     assert env_groups(5, 2) == [range(0, 3), range(3, 5)]
     assert env_groups(4, 4) == [range(i, i + 1) for i in range(4)]
-
-
-def test_ppo_with_a_ray_vector_env_solves_cartpole(
-    ray_local: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    budget = ("algorithm.target_reward=475", "algorithm.n_epochs=40", "algorithm.patience=0")
-    runner = set_up_job("conf_train", (*PPO_ON_RAY, *budget), tmp_path / "run", monkeypatch)
-    train_env = runner.trainer.collector.env
-    assert isinstance(train_env, RayVectorEnv) and train_env.num_actors == 2
-
-    best = runner.run()
-
-    assert best >= 475  # deterministic evaluation mean over 20 episodes
 
 
 def test_the_ray_vector_env_steps_as_the_sequential_one_and_names_a_dead_actor(ray_local: Any) -> None:

@@ -1,7 +1,9 @@
-"""One Ray per test session: a local 2-CPU Ray and a simulated two-node cluster, started once each, never leaked.
+"""Pytest plugin of the ``ray`` nox session: a local 2-CPU Ray and a simulated two-node cluster, started once each.
 
 Ray's start-up costs tens of seconds on a 2-core machine, so every test of the ``ray`` nox
-session shares them:
+session shares them: the Ray folders of maze-rollout (here) and of maze-rl run in one pytest
+call, and the conftest.py of each names this module in ``pytest_plugins`` (pytest registers it
+once, so its session fixtures exist once):
 
 * ``ray_local``: the process is connected to a local Ray with 2 CPUs. Runners given no
   ``ray_address`` find the connection and use it (they neither start nor stop Ray).
@@ -15,6 +17,9 @@ A process connects to one Ray at a time: the tests that use ``ray_cluster`` run 
 others (see :func:`pytest_collection_modifyitems`), so each Ray starts once. At the end of
 the session both are shut down and no process of theirs may be left (checked from
 ``/proc``: every Ray process of the session names its temporary directory).
+
+``user_module``: a user's own env package, importable in the test process only, which a
+job on the cluster ships to the worker node by its ``runtime_env``.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,14 +35,13 @@ from typing import Any, Optional
 
 import pytest
 import ray
-import ray.cloudpickle
-import ray_test_envs
 from ray.cluster_utils import Cluster
 
 RAY_CPUS = 2
 """CPUs of the local Ray (the CI machines have 2 cores)."""
 
-ray.cloudpickle.register_pickle_by_value(ray_test_envs)  # the actors get the test envs by value (not installed there)
+USER_MODULE = "my_maze_project"
+"""The user's own package (written into a temporary directory; on the driver's ``sys.path`` only)."""
 
 
 class RayConnections:
@@ -135,6 +140,27 @@ def ray_local(ray_connections: RayConnections) -> Any:
 def ray_cluster(ray_connections: RayConnections) -> Cluster:
     """The session's simulated two-node cluster, connected."""
     return ray_connections.two_nodes()
+
+
+@pytest.fixture
+def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The directory of the user's package ``my_maze_project`` with an env factory, importable here only."""
+    package = tmp_path / "user_code" / USER_MODULE
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        textwrap.dedent(
+            '''
+            """A user's project: its env factory."""
+            from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
+
+
+            def make_env(name: str, render_mode=None) -> GymMazeEnv:
+                return GymMazeEnv(name, render_mode=render_mode)
+            '''
+        )
+    )
+    monkeypatch.syspath_prepend(str(package.parent))
+    return package
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

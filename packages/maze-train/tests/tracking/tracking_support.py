@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -77,6 +78,21 @@ def assert_success(result: subprocess.CompletedProcess) -> None:
 def sqlite_uri(directory: Path) -> str:
     """The default tracking URI of runs started in ``directory``: ``sqlite:///<directory>/outputs/mlflow.db``."""
     return f"sqlite:///{directory / 'outputs' / 'mlflow.db'}"
+
+
+@dataclass(frozen=True)
+class TrackedJob:
+    """A finished ``maze-run`` job: where it started, its run directory and its output."""
+
+    cwd: Path
+    run_dir: Path
+    stdout: str
+    stderr: str
+
+    @property
+    def tracking_uri(self) -> str:
+        """The default MLflow store of the job (``sqlite:///<cwd>/outputs/mlflow.db``)."""
+        return sqlite_uri(self.cwd)
 
 
 class MlflowServer:

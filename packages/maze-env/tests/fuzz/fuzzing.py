@@ -3,7 +3,7 @@
 A loader of untrusted data passes an input if it returns, or raises an ``Exception`` other
 than a ``MemoryError`` (a raw ``MemoryError``, or maze's "ran out of memory", means the
 input got past the allocation budget; the session's address space is capped in
-``conftest.py`` so that such a bypass fails fast instead of exhausting the machine). A
+``fuzz_session.py`` so that such a bypass fails fast instead of exhausting the machine). A
 segfault ends the session; a hang fails hypothesis's per-example deadline.
 """
 
@@ -16,10 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 from maze.env.trajectory_recording.pickle_guards import TrajectoryAllocationError
 
-__all__ = ["ROOT", "CORPUS", "assert_handled", "mutations"]
-
-ROOT = Path(__file__).resolve().parents[2]
-"""The repository root."""
+__all__ = ["CORPUS", "assert_handled", "mutations"]
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 """Crafted inputs kept as regression cases, one folder per target."""

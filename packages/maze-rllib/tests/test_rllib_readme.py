@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_module
 
-README = Path(__file__).resolve().parents[2] / "packages" / "maze-rllib" / "README.md"
+README = Path(__file__).resolve().parents[1] / "README.md"
 COMMANDS = [
     line.strip()
     for block in re.findall(r"```bash\n(.*?)```", README.read_text(), re.DOTALL)
