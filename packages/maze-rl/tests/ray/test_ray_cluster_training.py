@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 import ray
-from maze.train.trainers.es.es_ray_runner import ESRayRunner
+from maze.train.backends.ray import RayBackend
+from maze.train.trainers.es.runner import ESRunner
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ray_runs import CARTPOLE_TRAINING, set_up_job
 
@@ -50,7 +51,7 @@ def test_a_user_env_module_trains_on_the_worker_node_through_runtime_env(
     )
     ray.shutdown()  # as from the command line: the runner connects to the cluster with the job's runtime env
     runner = set_up_job("conf_train", overrides, tmp_path / "run", monkeypatch)
-    assert isinstance(runner, ESRayRunner)
+    assert isinstance(runner, ESRunner) and isinstance(runner.backend, RayBackend)
 
     runner.run()
 

@@ -10,8 +10,8 @@ import pytest
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.train.distributed.es.rollouts import ESDistributedRollouts
 from maze.train.distributed.es.vector_rollouts import ESVectorDistributedRollouts
-from maze.train.trainers.es.es_ray_runner import ESRayRunner
-from maze.train.trainers.es.runner import ESDevRunner
+from maze.train.backends.ray import RayBackend
+from maze.train.trainers.es.runner import ESRunner
 from ray_runs import CARTPOLE_TRAINING, set_up_job
 
 ES_BUDGET = (
@@ -30,7 +30,7 @@ ES_BUDGET = (
 N_WORKERS = 2
 
 
-class InProcessWorkers(ESDevRunner):
+class InProcessWorkers(ESRunner):
     """The reference: ``N_WORKERS`` ES workers in this process, seeded like the Ray runner's workers."""
 
     def create_distributed_rollouts(self) -> ESDistributedRollouts:
@@ -52,7 +52,7 @@ def test_es_on_ray_trains_the_parameters_of_the_same_workers_in_one_process(
     on_ray = set_up_job(
         "conf_train", (*ES_BUDGET, "runner=ray", f"runner.n_train_workers={N_WORKERS}"), tmp_path / "ray", monkeypatch
     )
-    assert isinstance(on_ray, ESRayRunner)
+    assert isinstance(on_ray, ESRunner) and isinstance(on_ray.backend, RayBackend)
     in_process = set_up_job(
         "conf_train",
         (*ES_BUDGET, "runner=dev", "runner._target_=test_ray_es.InProcessWorkers"),

@@ -57,7 +57,7 @@ def test_a_ppo_run_logs_config_statistics_results_tags_and_status(tracked_run: T
     assert client.get_experiment(run.info.experiment_id).name == "maze"
     tags = run.data.tags
     assert (tags["env"], tags["algorithm"], tags["model"], tags["runner"]) == (
-        "CartPole-v1", "PPO", "TemplateModelComposer", "ACDevRunner",
+        "CartPole-v1", "PPO", "TemplateModelComposer", "PPORunner",
     )  # fmt: skip
     assert tags["maze.run_dir"] == str(tracked_run.run_dir)
     # Parameters: the resolved config, flattened to dotted keys.

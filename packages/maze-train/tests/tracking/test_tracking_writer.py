@@ -84,11 +84,11 @@ def test_a_missing_extra_is_one_configuration_error_naming_it(tmp_path: Path, mo
     monkeypatch.setitem(sys.modules, "wandb", None)  # as if wandb were not installed
     with pytest.raises(ConfigurationError, match=r"pip install .*packages/maze-train\[wandb\]"):
         start_tracking(
-            {"logger": {"wandb": True}}, tmp_path, trainer="PPO", runner="ACDevRunner", step_of=int, artifacts=[],
+            {"logger": {"wandb": True}}, tmp_path, trainer="PPO", runner="PPORunner", step_of=int, artifacts=[],
             summary_file="training_summary.json",
         )  # fmt: skip
     assert start_tracking(
-        {"logger": {}}, tmp_path, trainer="PPO", runner="ACDevRunner", step_of=int, artifacts=[],
+        {"logger": {}}, tmp_path, trainer="PPO", runner="PPORunner", step_of=int, artifacts=[],
         summary_file="training_summary.json",
     ) == []  # fmt: skip
 

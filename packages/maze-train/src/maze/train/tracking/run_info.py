@@ -62,7 +62,7 @@ def describe_run(cfg: Mapping[str, Any], run_dir: Path, trainer: str, runner: st
             :class:`TrackedRun`) and is not logged as parameters.
         run_dir: The run directory.
         trainer: The trainer class name (the ``algorithm`` tag, e.g. ``PPO``).
-        runner: The runner class name (the ``runner`` tag, e.g. ``ACDevRunner``).
+        runner: The runner class name (the ``runner`` tag, e.g. ``PPORunner``).
     """
     logger = dict(cfg.get("logger") or {})
     sweep = logger.pop("sweep", None)

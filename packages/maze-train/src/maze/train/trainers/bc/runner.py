@@ -55,9 +55,10 @@ class BCRunner(TrainingRunner):
             ``trajectory_processor`` config is instantiated.
         launch_dir: Relative dataset paths are taken from here (``maze-run`` passes the
             directory it was started in); None: the working directory.
-        trainer_class: Dotted path (or class) of the trainer.
-        **kwargs: The other :class:`TrainingRunner` arguments (``eval_concurrency``: envs of
-            the rollout evaluation, 0 chooses automatically; ``non_finite``, ``cpu_threads``, ...).
+        *args: The positional arguments of :class:`TrainingRunner` (``trainer_class``).
+        **kwargs: The other :class:`TrainingRunner` arguments (``trainer_class``, ``backend``,
+            ``eval_concurrency``: envs of the rollout evaluation, 0 chooses automatically;
+            ``non_finite``, ``cpu_threads``, ...).
     """
 
     default_trainer = "maze.train.trainers.bc.BCTrainer"
