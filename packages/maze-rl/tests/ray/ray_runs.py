@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 from hydra import compose, initialize_config_module
+from hydra.core.hydra_config import HydraConfig
 from maze.env.log_stats.global_state import register_log_stats_writer, unregister_log_stats_writer
 from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.writers import LogStatsWriter
 from maze.rl.run import build_runner, prepare_config
+from omegaconf import open_dict
 
 CARTPOLE_TRAINING = ("env.name=CartPole-v1", "model=vector_obs", "runner.progress=off")
 """CartPole-v1 with a small template model, without progress bars."""
@@ -59,9 +61,16 @@ def _wait_for_a_new_process(ray: Any, actor: Any, old_pid: int, timeout_s: float
 
 
 def set_up_job(root: str, overrides: Sequence[str], run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Composes the ``root`` config with ``overrides`` and returns its runner, set up in ``run_dir``."""
+    """Composes the ``root`` config with ``overrides`` and returns its runner, set up in ``run_dir``.
+
+    The job's Hydra config is set as ``maze-run`` sets it (``${hydra:runtime.cwd}`` resolves to the
+    directory the test started in).
+    """
     with initialize_config_module("maze.conf", version_base="1.3"):
-        cfg = compose(root, overrides=list(overrides))
+        cfg = compose(root, overrides=list(overrides), return_hydra_config=True)
+    HydraConfig.instance().set_config(cfg)
+    with open_dict(cfg):
+        del cfg["hydra"]
     run_dir.mkdir(parents=True)
     monkeypatch.chdir(run_dir)
     prepare_config(cfg, run_dir)
