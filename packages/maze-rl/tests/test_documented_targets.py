@@ -5,8 +5,11 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from maze.env.utils.compat_aliases import DOCUMENTED_ALIASES
+from maze.env.utils.compat_aliases import all_aliases
 from maze.env.utils.factory import resolve_target
+
+DOCUMENTED_ALIASES = all_aliases()
+"""maze-env's aliases and those the installed packages register."""
 
 DOCUMENTED_TARGETS = [
     # every maze path of the `_target_` values and wrapper keys in the seed documents' config listings
