@@ -16,5 +16,5 @@ class _LogEventsWriters(WriterRegistry[EpisodeEventLog]):
 
 
 LogEventsWriterRegistry = _LogEventsWriters("LogEventsWriterRegistry", LogEventsWriter, example="LogEventsWriterTSV")
-"""Hands the event log of every finished episode to the registered writers (e.g. through
-:class:`~maze.env.log_events.logging_setup.SimpleEventLoggingSetup`); costs nothing while none is registered."""
+"""The :class:`~maze.env.utils.writer_registry.WriterRegistry` of the event log writers: hands the event log of
+every finished episode to the writers registered (e.g. by ``SimpleEventLoggingSetup``); free while none is."""

@@ -27,4 +27,5 @@ class _TrajectoryWriters(WriterRegistry[TrajectoryRecord]):
 TrajectoryWriterRegistry = _TrajectoryWriters(
     "TrajectoryWriterRegistry", TrajectoryWriter, example="TrajectoryWriterFile"
 )
-"""Hands every finished episode's record to the registered writers; costs nothing while none is registered."""
+"""The :class:`~maze.env.utils.writer_registry.WriterRegistry` of the trajectory writers: hands every finished
+episode's record to the writers registered (e.g. by ``SimpleTrajectoryRecordingSetup``); free while none is."""
