@@ -17,10 +17,10 @@ ALIASES: dict[str, str] = {
     "maze.train.trainers.common.model_selection.best_model_selection.BestModelSelection": (
         "maze.train.core.model_selection.BestModelSelection"
     ),
-    # maze's own runner paths before the runners moved beside their trainers (configs of earlier runs)
-    "maze.train.runners.ACDevRunner": "maze.train.runners.actor_critic_runner.ACDevRunner",
-    "maze.train.runners.ACLocalRunner": "maze.train.runners.actor_critic_runner.ACLocalRunner",
-    "maze.train.runners.ImpalaDevRunner": "maze.train.trainers.impala.runner.ImpalaDevRunner",
-    "maze.train.runners.ImpalaLocalRunner": "maze.train.trainers.impala.runner.ImpalaLocalRunner",
+    # maze's own runner paths of earlier releases (configs of earlier runs): the deprecated runner names
+    "maze.train.runners.ACDevRunner": "maze.train.runners.legacy_names.ACDevRunner",
+    "maze.train.runners.ACLocalRunner": "maze.train.runners.legacy_names.ACLocalRunner",
+    "maze.train.runners.ImpalaDevRunner": "maze.train.runners.legacy_names.ImpalaDevRunner",
+    "maze.train.runners.ImpalaLocalRunner": "maze.train.runners.legacy_names.ImpalaLocalRunner",
 }
 """Old path -> the path of maze-train's class."""
