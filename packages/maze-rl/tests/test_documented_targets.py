@@ -5,8 +5,11 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from maze.env.utils.compat_aliases import DOCUMENTED_ALIASES
+from maze.env.utils.compat_aliases import all_aliases
 from maze.env.utils.factory import resolve_target
+
+DOCUMENTED_ALIASES = all_aliases()
+"""maze-env's aliases and those the installed packages register."""
 
 DOCUMENTED_TARGETS = [
     # every maze path of the `_target_` values and wrapper keys in the seed documents' config listings
@@ -70,16 +73,16 @@ def test_every_alias_points_at_an_existing_class_of_the_same_name() -> None:
 
 
 EARLIER_RELEASE_RUNNERS = {
-    # maze's own runner paths before the runners moved beside their trainers (saved in earlier runs' configs)
-    "maze.train.runners.ACDevRunner": "maze.train.runners.actor_critic_runner",
-    "maze.train.runners.ACLocalRunner": "maze.train.runners.actor_critic_runner",
-    "maze.train.runners.ImpalaDevRunner": "maze.train.trainers.impala.runner",
-    "maze.train.runners.ImpalaLocalRunner": "maze.train.trainers.impala.runner",
+    # maze's own runner paths of earlier releases (saved in earlier runs' configs): the deprecated runner names
+    "maze.train.runners.ACDevRunner": "maze.train.runners.legacy_names",
+    "maze.train.runners.ACLocalRunner": "maze.train.runners.legacy_names",
+    "maze.train.runners.ImpalaDevRunner": "maze.train.runners.legacy_names",
+    "maze.train.runners.ImpalaLocalRunner": "maze.train.runners.legacy_names",
 }
 
 
 @pytest.mark.parametrize(("path", "module"), EARLIER_RELEASE_RUNNERS.items())
-def test_earlier_runner_targets_resolve_to_the_runner_beside_its_trainer(path: str, module: str) -> None:
+def test_earlier_runner_targets_resolve_to_the_deprecated_runner_names(path: str, module: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         runner = resolve_target(path)

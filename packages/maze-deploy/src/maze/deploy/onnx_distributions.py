@@ -3,8 +3,8 @@
 Each sampler turns a head's logits ``[B, *logits_shape]`` (as the network computes them, action
 masks applied) into actions ``[B, *action_shape]`` the way maze's torch distributions do: the
 most likely action when deterministic, else a sample drawn from a ``numpy.random.Generator``.
-The metadata of an exported policy names each head's distribution by its *kind*; see
-:mod:`maze.perception.export.metadata`.
+The metadata of an exported policy names each head's distribution by its *kind* (one of
+:data:`~maze.env.agent.onnx_format.DISTRIBUTION_KINDS`); see :mod:`maze.perception.export.metadata`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,14 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from maze.env.agent.onnx_format import (
+    BERNOULLI,
+    BETA,
+    CATEGORICAL,
+    GAUSSIAN,
+    MULTI_CATEGORICAL,
+    SQUASHED_GAUSSIAN,
+)
 from maze.env.errors import ConfigurationError
 
 __all__ = ["HeadSampler", "CategoricalSampler", "head_sampler"]
@@ -186,12 +194,12 @@ class BetaSampler(HeadSampler):
 
 
 _SAMPLERS: dict[str, tuple[type[HeadSampler], type[spaces.Space]]] = {
-    "categorical": (CategoricalSampler, spaces.Discrete),
-    "multi_categorical": (MultiCategoricalSampler, spaces.MultiDiscrete),
-    "bernoulli": (BernoulliSampler, spaces.MultiBinary),
-    "gaussian": (GaussianSampler, spaces.Box),
-    "squashed_gaussian": (SquashedGaussianSampler, spaces.Box),
-    "beta": (BetaSampler, spaces.Box),
+    CATEGORICAL: (CategoricalSampler, spaces.Discrete),
+    MULTI_CATEGORICAL: (MultiCategoricalSampler, spaces.MultiDiscrete),
+    BERNOULLI: (BernoulliSampler, spaces.MultiBinary),
+    GAUSSIAN: (GaussianSampler, spaces.Box),
+    SQUASHED_GAUSSIAN: (SquashedGaussianSampler, spaces.Box),
+    BETA: (BetaSampler, spaces.Box),
 }
 
 

@@ -17,6 +17,7 @@ from typing import Any, Optional, Union
 import numpy as np
 from gymnasium import spaces
 from maze.deploy.onnx_distributions import CategoricalSampler, HeadSampler, head_sampler
+from maze.env.agent.onnx_format import FORMAT, METADATA_FILE
 from maze.env.agent.policy import Policy
 from maze.env.core.actor import ActorID, StepKeyType
 from maze.env.errors import ConfigurationError
@@ -25,9 +26,6 @@ from maze.env.utils.spaces_config import SpacesConfig
 from maze.env.utils.untrusted_files import load_untrusted_json
 
 __all__ = ["METADATA_FILE", "OnnxPolicy", "read_metadata"]
-
-METADATA_FILE = "metadata.json"
-FORMAT = "maze.onnx_policy/1"
 
 
 def read_metadata(model_dir: Union[str, os.PathLike]) -> dict[str, Any]:

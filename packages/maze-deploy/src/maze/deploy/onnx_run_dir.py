@@ -12,14 +12,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from maze.deploy.onnx_policy import METADATA_FILE, read_metadata
+from maze.deploy.onnx_policy import read_metadata
+from maze.env.agent.onnx_format import METADATA_FILE, ONNX_DIR, previous_export_prefix
 from maze.env.errors import ConfigurationError
 from maze.env.utils.spaces_config import SpacesConfig
 
 __all__ = ["ONNX_POLICY_TARGET", "OnnxRunDir"]
 
 ONNX_POLICY_TARGET = "maze.deploy.onnx_policy.OnnxPolicy"
-_ONNX_DIR = "onnx"
 
 
 class OnnxRunDir:
@@ -34,11 +34,11 @@ class OnnxRunDir:
 
     def __init__(self, run_dir: Union[str, os.PathLike]) -> None:
         self.directory = Path(run_dir).expanduser()
-        nested = self.directory / _ONNX_DIR
+        nested = self.directory / ONNX_DIR
         self.model_dir = nested if (nested / METADATA_FILE).is_file() else self.directory
         if not (self.model_dir / METADATA_FILE).is_file():
             raise ConfigurationError(
-                f"{str(self.directory)!r} holds no ONNX export (no {_ONNX_DIR}/{METADATA_FILE}); export the training "
+                f"{str(self.directory)!r} holds no ONNX export (no {ONNX_DIR}/{METADATA_FILE}); export the training "
                 f"run first: python -m maze.perception.export {self.directory}{_hidden_export_hint(self.directory)}"
             )
         self.metadata = read_metadata(self.model_dir)
@@ -86,7 +86,7 @@ class OnnxRunDir:
 
 def _hidden_export_hint(directory: Path) -> str:
     """A note on an export that an older maze's interrupted export hid in ``.onnx-old-*`` (empty: none)."""
-    hidden = sorted(directory.glob(f".{_ONNX_DIR}-old-*/{_ONNX_DIR}/{METADATA_FILE}"))
+    hidden = sorted(directory.glob(f"{previous_export_prefix(ONNX_DIR)}*/{ONNX_DIR}/{METADATA_FILE}"))
     if not hidden:
         return ""
     return (

@@ -97,6 +97,7 @@ from maze.env.utils.process import Process
 from maze.env.utils.running_stats import CumulativeMovingMeanStd
 from maze.env.utils.seeding import MazeSeeding, set_seeds_globally
 from maze.env.utils.timeout import Timeout
+from maze.env.utils.writer_registry import WriterRegistry
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.vector.subproc import SubprocVectorEnv
 from maze.env.vector.vector_env import StructuredVectorEnv
@@ -286,6 +287,7 @@ __all__ = [
     "CumulativeMovingMeanStd",
     "Timeout",
     "Process",
+    "WriterRegistry",
     # agents
     "Policy",
     "FlatPolicy",

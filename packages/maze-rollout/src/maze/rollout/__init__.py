@@ -15,10 +15,9 @@ The names are imported on first use, so ``import maze.rollout`` stays cheap.
 
 from __future__ import annotations
 
-from importlib import import_module
 from importlib.metadata import version as _version
-from typing import Any
 
+from maze.env.utils.lazy_exports import lazy_getattr
 from maze.rollout.runner import Runner, outputs_note
 
 __version__ = _version("maze-rollout")
@@ -51,14 +50,7 @@ _LAZY_NAMES = {
 __all__ = ["Runner", "outputs_note", "__version__", *_LAZY_NAMES]
 
 
-def __getattr__(name: str) -> Any:
-    """Imports the public names of the submodules on first access."""
-    module = _LAZY_NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'maze.rollout' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr("maze.rollout", _LAZY_NAMES)
 
 
 def __dir__() -> list[str]:

@@ -21,8 +21,8 @@ Every exported network is run once with onnxruntime and compared against torch b
 export counts as done.
 """
 
-from maze.perception.export.exporter import ONNX_DIR, export_policy, export_run_dir
-from maze.perception.export.metadata import FORMAT, METADATA_FILE
+from maze.env.agent.onnx_format import FORMAT, METADATA_FILE, ONNX_DIR
+from maze.perception.export.exporter import export_policy, export_run_dir
 from maze.perception.export.onnx_network import OnnxExportError
 
 __all__ = ["FORMAT", "METADATA_FILE", "ONNX_DIR", "OnnxExportError", "export_policy", "export_run_dir"]

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from maze.distributions import DistributionMapper
+from maze.env.agent.onnx_format import METADATA_FILE, ONNX_DIR
 from maze.env.errors import ConfigurationError
 from maze.env.utils.install_hints import pip_install_command
 from maze.env.utils.spaces_config import SpacesConfig
@@ -24,15 +25,12 @@ from maze.env.wrappers.normalization import load_normalization_statistics
 from maze.perception.agent.torch_model import network_name
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.perception.checkpoint import MODEL_CONFIG_FILE, SPACES_CONFIG_FILE, STATE_DICT_FILE, SerializedTorchPolicy
-from maze.perception.export.metadata import METADATA_FILE, metadata, network_entry
+from maze.perception.export.metadata import metadata, network_entry
 from maze.perception.export.onnx_network import HeadsOnly, OnnxExportError, export_network
 from maze.perception.export.publish import clean_leftovers, make_staging_directory, publish
 from maze.perception.perception_utils import discrete_observation_keys, observation_spaces_to_in_shapes
 
-__all__ = ["ONNX_DIR", "export_policy", "export_run_dir"]
-
-ONNX_DIR = "onnx"
-"""The sub-directory of a run directory that ``python -m maze.perception.export`` writes."""
+__all__ = ["export_policy", "export_run_dir"]
 
 _EXTRA_MODULES = ("onnx", "onnxscript", "onnxruntime")
 _HYDRA_CONFIG = Path(".hydra") / "config.yaml"

@@ -4,7 +4,9 @@ Nothing in it is code: spaces are :class:`~maze.env.utils.spaces_config.SpacesCo
 each action head names its distribution by a *kind* (``categorical``, ``squashed_gaussian``,
 ...) with the constants the sampler needs, and the env/wrappers configs are the resolved
 configs of the training run (their ``_target_`` names pass maze's allow-list when a
-deployment builds them, like any run-directory config).
+deployment builds them, like any run-directory config). The format's names (``FORMAT``,
+``METADATA_FILE``, the kinds) are those of :mod:`maze.env.agent.onnx_format`, which the
+loader reads too.
 """
 
 from __future__ import annotations
@@ -25,12 +27,20 @@ from maze.distributions import (
     ProbabilityDistribution,
     SquashedGaussianProbabilityDistribution,
 )
+from maze.env.agent.onnx_format import (
+    BERNOULLI,
+    BETA,
+    CATEGORICAL,
+    FORMAT,
+    GAUSSIAN,
+    METADATA_FILE,
+    MULTI_CATEGORICAL,
+    SQUASHED_GAUSSIAN,
+)
 from maze.perception.export.onnx_network import OnnxExportError
 
 __all__ = ["FORMAT", "METADATA_FILE", "distribution_data", "metadata", "network_entry"]
 
-FORMAT = "maze.onnx_policy/1"
-METADATA_FILE = "metadata.json"
 EXPORTER = "torch.onnx.export(dynamo=True)"
 
 
@@ -42,17 +52,17 @@ def distribution_data(head: str, distribution: type[ProbabilityDistribution]) ->
     """
     name = f"{distribution.__module__}.{distribution.__qualname__}"
     if distribution is CategoricalProbabilityDistribution:
-        return {"kind": "categorical", "class": name}
+        return {"kind": CATEGORICAL, "class": name}
     if distribution is MultiCategoricalProbabilityDistribution:
-        return {"kind": "multi_categorical", "class": name}
+        return {"kind": MULTI_CATEGORICAL, "class": name}
     if distribution is BernoulliProbabilityDistribution:
-        return {"kind": "bernoulli", "class": name}
+        return {"kind": BERNOULLI, "class": name}
     if distribution is DiagonalGaussianProbabilityDistribution:
-        return {"kind": "gaussian", "class": name, "log_std_bounds": list(distribution.log_std_bounds)}
+        return {"kind": GAUSSIAN, "class": name, "log_std_bounds": list(distribution.log_std_bounds)}
     if distribution is SquashedGaussianProbabilityDistribution:
-        return {"kind": "squashed_gaussian", "class": name, "log_std_bounds": list(distribution.log_std_bounds)}
+        return {"kind": SQUASHED_GAUSSIAN, "class": name, "log_std_bounds": list(distribution.log_std_bounds)}
     if distribution is BetaProbabilityDistribution:
-        return {"kind": "beta", "class": name, "max_concentration": float(distribution.max_concentration)}
+        return {"kind": BETA, "class": name, "max_concentration": float(distribution.max_concentration)}
     raise OnnxExportError(
         f"action head {head!r} uses the distribution {name}, which the ONNX policy cannot sample; it samples the "
         "built-in distributions of maze.distributions (categorical, multi-categorical, Bernoulli, Gaussian, squashed "

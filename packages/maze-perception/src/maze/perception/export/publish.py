@@ -29,6 +29,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from maze.env.agent.onnx_format import METADATA_FILE, previous_export_prefix
 from maze.env.utils.files import atomic_write_bytes, default_file_mode, fsync_directory
 from maze.env.utils.temp_files import is_stale, remove_stale_temps, temp_name
 
@@ -81,11 +82,13 @@ def clean_leftovers(directory: Path) -> None:
     parent = directory.parent
     hidden = [path for path in _entries(parent) if path.name.startswith(f".{directory.name}-")]
     previous_exports = sorted(
-        (path for path in hidden if path.name.startswith(f".{directory.name}-old-")), key=_modified, reverse=True
+        (path for path in hidden if path.name.startswith(previous_export_prefix(directory.name))),
+        key=_modified,
+        reverse=True,
     )
     for path in previous_exports:  # the newest first: it held the export that was replaced last
         previous = path / directory.name
-        if not directory.exists() and (previous / "metadata.json").is_file():
+        if not directory.exists() and (previous / METADATA_FILE).is_file():
             try:
                 os.replace(previous, directory)
             except OSError:

@@ -29,9 +29,16 @@ from maze.env.utils.factory import resolve_target, to_plain_config
 from maze.env.utils.suggestions import close_matches
 from maze.train.bounds import Bounds
 
-__all__ = ["AlgorithmConfig", "Bounds", "bounded", "validate_target_config"]
+__all__ = ["AlgorithmConfig", "Bounds", "DEFAULT_ROLLOUT_EVALUATOR", "bounded", "validate_target_config"]
 
 ConfigT = TypeVar("ConfigT", bound="AlgorithmConfig")
+
+DEFAULT_ROLLOUT_EVALUATOR = {
+    "_target_": "maze.train.evaluators.RolloutEvaluator",
+    "deterministic": True,
+    "n_episodes": 8,
+}
+"""The documented evaluator of ``algorithm/<name>.yaml``: 8 deterministic episodes after every epoch."""
 
 
 def bounded(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from maze.env.errors import ConfigurationError
-from maze.train.core.config import AlgorithmConfig, bounded
+from maze.train.core.config import DEFAULT_ROLLOUT_EVALUATOR, AlgorithmConfig, bounded
 
 __all__ = ["OPTIMIZER_NAMES", "ActorCriticAlgorithmConfig"]
 
@@ -41,7 +41,7 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
             advantages and value targets are computed (see :mod:`maze.train.reward_scaling`); the critic then
             learns values in that scaled unit.
         device: ``cpu`` or ``cuda``.
-        rollout_evaluator: Config (or instance) of the evaluator run after every epoch.
+        rollout_evaluator: Config (or instance) of the evaluator run after every epoch (None: none).
         target_reward: Stop as soon as an evaluation's mean return reaches this value (None: never).
     """
 
@@ -64,7 +64,7 @@ class ActorCriticAlgorithmConfig(AlgorithmConfig):
     normalize_advantages: bool = False
     reward_scaling: bool = True
     device: str = "cpu"
-    rollout_evaluator: Any = None
+    rollout_evaluator: Any = field(default_factory=lambda: dict(DEFAULT_ROLLOUT_EVALUATOR))
     target_reward: Optional[float] = None
 
     def validate(self) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from maze.env.errors import ConfigurationError
-from maze.train.core.config import AlgorithmConfig, bounded
+from maze.train.core.config import DEFAULT_ROLLOUT_EVALUATOR, AlgorithmConfig, bounded
 
-__all__ = ["SACAlgorithmConfig"]
+__all__ = ["DEFAULT_INITIAL_SAMPLING_POLICY", "SACAlgorithmConfig"]
+
+DEFAULT_INITIAL_SAMPLING_POLICY = {"_target_": "maze.env.agent.random_policy.RandomPolicy"}
+"""The documented initial sampling policy of ``algorithm/sac.yaml``."""
 
 
 @dataclass
@@ -60,7 +63,7 @@ class SACAlgorithmConfig(AlgorithmConfig):
         n_epochs: Epochs to train (0: until ``patience`` or ``target_reward``).
         epoch_length: Iterations per epoch; statistics and evaluation follow each epoch.
         patience: Stop after this many epochs without a new best evaluation score.
-        rollout_evaluator: Config of the evaluator run after every epoch.
+        rollout_evaluator: Config of the evaluator run after every epoch (None: none).
         target_reward: Stop once an evaluation's mean return reaches this value (None: never).
     """
 
@@ -82,14 +85,14 @@ class SACAlgorithmConfig(AlgorithmConfig):
     entropy_coef_lr: float = bounded(0.0007, ge=0)
     replay_buffer_size: int = bounded(1000000, ge=1)
     initial_buffer_size: int = bounded(1000, ge=0)
-    initial_sampling_policy: Any = None
+    initial_sampling_policy: Any = field(default_factory=lambda: dict(DEFAULT_INITIAL_SAMPLING_POLICY))
     rollouts_per_iteration: int = bounded(1, ge=1)
     split_rollouts_into_transitions: bool = True
     n_epochs: int = bounded(0, ge=0)
     max_env_steps: Optional[int] = bounded(300_000, ge=1)
     epoch_length: int = bounded(1000, ge=1)
     patience: int = bounded(50, ge=0)
-    rollout_evaluator: Any = None
+    rollout_evaluator: Any = field(default_factory=lambda: dict(DEFAULT_ROLLOUT_EVALUATOR))
     target_reward: Optional[float] = None
 
     def __post_init__(self) -> None:
