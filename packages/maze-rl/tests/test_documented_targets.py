@@ -78,7 +78,23 @@ EARLIER_RELEASE_RUNNERS = {
     "maze.train.runners.ACLocalRunner": "maze.train.runners.legacy_names",
     "maze.train.runners.ImpalaDevRunner": "maze.train.runners.legacy_names",
     "maze.train.runners.ImpalaLocalRunner": "maze.train.runners.legacy_names",
+    "maze.train.trainers.actor_critic.actor_critic_runners.ACDevRunner": "maze.train.runners.legacy_names",
+    "maze.train.trainers.es.ESLocalRunner": "maze.train.runners.legacy_names",
+    "maze.train.trainers.es.es_ray_runner.ESRayRunner": "maze.train.runners.legacy_names",
+    "maze.train.trainers.sac.sac_runners.SACDevRunner": "maze.train.runners.legacy_names",
+    "maze.train.trainers.imitation.bc_runners.BCLocalRunner": "maze.train.runners.legacy_names",
 }
+
+
+def test_a_runner_config_of_an_earlier_release_builds_the_algorithm_runner_on_its_backend() -> None:
+    from maze.rl.run import build_runner
+
+    old = {"_target_": "maze.train.trainers.es.ESLocalRunner", "n_train_workers": 2, "start_method": "spawn"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        runner = build_runner({"runner": old})
+    assert (type(runner).__name__, type(runner.backend).__name__) == ("ESRunner", "SubprocessBackend")
+    assert (runner.n_train_workers, runner.backend.start_method) == (2, "spawn")
 
 
 @pytest.mark.parametrize(("path", "module"), EARLIER_RELEASE_RUNNERS.items())
