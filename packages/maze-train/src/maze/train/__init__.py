@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib.metadata import version as _version
 
-from maze.train._lazy import lazy_getattr
+from maze.env.utils.lazy_exports import lazy_getattr
 
 __version__ = _version("maze-train")
 

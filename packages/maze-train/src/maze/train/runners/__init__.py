@@ -11,7 +11,7 @@ The names below are imported on first use: an env worker process that unpickles 
 
 from __future__ import annotations
 
-from maze.train._lazy import lazy_getattr
+from maze.env.utils.lazy_exports import lazy_getattr
 
 _EXPORTS = {
     "EnvFactory": "maze.train.runners.env_factory",

@@ -13,7 +13,7 @@ numpy or maze.env, and no tracking library (nor torch) is imported by the traini
 
 from __future__ import annotations
 
-from maze.train._lazy import lazy_getattr
+from maze.env.utils.lazy_exports import lazy_getattr
 
 _EXPORTS = {
     "TrackedRun": "maze.train.tracking.run_info",
