@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 from maze.env.vector.sequential import SequentialVectorEnv
+from maze.train.backends.ray import RayBackend
 from maze.train.distributed.es.rollouts import ESDistributedRollouts
 from maze.train.distributed.es.vector_rollouts import ESVectorDistributedRollouts
-from maze.train.backends.ray import RayBackend
 from maze.train.trainers.es.runner import ESRunner
 from ray_runs import CARTPOLE_TRAINING, set_up_job
 
