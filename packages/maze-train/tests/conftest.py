@@ -1,8 +1,15 @@
-"""Fixtures of the maze-train tests: clean logging state, a recording stats writer, vector envs (helpers: train_test_support)."""
+"""Fixtures of the maze-train tests: clean logging state, a recording stats writer, vector envs (helpers: train_test_support).
+
+The test folders mirror the source tree (tests/trainers/sac/ tests maze.train.trainers.sac); the helper
+modules (``*_test_support.py``) stay in tests/, which is put on the import path here, so test modules
+of every folder (and worker processes, ``_target_`` strings) import them by their bare names.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +17,12 @@ import torch
 from maze.env.log_stats.global_state import clear_global_state, register_log_stats_writer
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
-from train_test_support import FAKE_ENVS, RecordingWriter
+
+TESTS = str(Path(__file__).resolve().parent)
+if TESTS not in sys.path:  # pytest's default import mode (prepend) also puts it there, importing this file
+    sys.path.insert(0, TESTS)
+
+from train_test_support import FAKE_ENVS, RecordingWriter  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -72,7 +72,7 @@ def _epoch_lines(output: str) -> list[int]:
 
 def test_es_and_sac_report_their_epochs_through_the_shared_loop(tmp_path, capsys) -> None:
     from es_test_support import es_job_config, set_up_es
-    from test_sac import sac_config, set_up
+    from sac_test_support import sac_config, set_up
 
     bars = io.StringIO()
     es = set_up_es(tmp_path / "es", es_job_config(n_epochs=2))

@@ -1,7 +1,9 @@
-"""Helpers of the maze-train tests: fake envs, small model configs, a recording stats writer, a scripted policy."""
+"""Helpers of the maze-train tests: fake envs, small model configs, a recording stats writer, a scripted policy,
+numbered replay transitions, a check that worker processes are gone."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from importlib import resources
 from typing import Any, Optional
@@ -12,6 +14,7 @@ from maze.env.core.actor import ActorID
 from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.writers import LogStatsWriter
 from maze.env.testing.fake_envs import build_dummy_maze_env, build_multi_agent_env, build_multi_step_env
+from maze.train.replay import TransitionBatch
 
 FAKE_ENVS: dict[str, Callable[..., Any]] = {
     "dummy": build_dummy_maze_env,
@@ -96,3 +99,25 @@ class ZeroPolicy:
         n_envs = len(next(iter(observation.values())))
         spaces = self.action_spaces_dict[actor_id[0]].spaces
         return {key: np.zeros((n_envs, *space.shape), dtype=space.dtype) for key, space in spaces.items()}
+
+
+def transitions(start: int, count: int) -> TransitionBatch[np.ndarray]:
+    """``count`` transitions numbered from ``start`` (the number is in every field)."""
+    ids = np.arange(start, start + count)
+    return TransitionBatch(
+        observations={"observation": np.stack([ids, -ids], axis=1).astype(np.float32)},
+        actions={"action": ids.astype(np.int64)},
+        rewards=ids.astype(np.float32),
+        next_observations={"observation": np.stack([ids + 1, -ids - 1], axis=1).astype(np.float32)},
+        dones=(ids % 2).astype(np.float32),
+    )
+
+
+def assert_no_process_left(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        # A zombie would still answer signal 0; a stopped worker is reaped by join, so the pid is gone.
+        raise AssertionError(f"actor process {pid} still exists")

@@ -19,7 +19,7 @@ from maze.rl.hpo.optimizers import NevergradOptimizer, OptunaOptimizer
 from maze.rl.hpo.search_space import Choice, Interval, SearchSpace
 from omegaconf import OmegaConf
 
-SUPPORT = Path(__file__).resolve().parent / "support"
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 TINY_TRAINING = [
     "env.name=CartPole-v1",
     "algorithm=ppo",

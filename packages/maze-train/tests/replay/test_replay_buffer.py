@@ -14,18 +14,7 @@ from maze.train.utils import (
     stack_torch_dict_list,
     unstack_numpy_list_dict,
 )
-
-
-def transitions(start: int, count: int) -> TransitionBatch[np.ndarray]:
-    """``count`` transitions numbered from ``start`` (the number is in every field)."""
-    ids = np.arange(start, start + count)
-    return TransitionBatch(
-        observations={"observation": np.stack([ids, -ids], axis=1).astype(np.float32)},
-        actions={"action": ids.astype(np.int64)},
-        rewards=ids.astype(np.float32),
-        next_observations={"observation": np.stack([ids + 1, -ids - 1], axis=1).astype(np.float32)},
-        dones=(ids % 2).astype(np.float32),
-    )
+from train_test_support import transitions
 
 
 def test_ring_buffer_keeps_the_newest_transitions_up_to_its_capacity() -> None:

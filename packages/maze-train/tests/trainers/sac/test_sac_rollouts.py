@@ -21,9 +21,10 @@ from maze.train.replay import (
 from maze.train.rollout.collector import RolloutBatch, RolloutCollector, SubStepBatch
 from maze.train.trainers.sac.demonstrations import demonstration_rollouts
 from maze.train.trainers.sac.runner import SACRunner
-from test_replay_buffer import transitions
-from test_sac import demonstrations_config, record_episodes, sac_config, set_up
+from sac_test_support import sac_config, set_up
+from test_sac import demonstrations_config, record_episodes
 from test_sac_structured import cue_config
+from train_test_support import transitions
 
 WHOLE = {"split_rollouts_into_transitions": False}
 

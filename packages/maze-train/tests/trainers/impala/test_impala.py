@@ -26,7 +26,7 @@ from maze.train.distributed import (
     concatenate_outputs,
 )
 from maze.train.trainers.impala import IMPALA, ImpalaAlgorithmConfig
-from train_test_support import FAKE_ENVS, small_model_config
+from train_test_support import FAKE_ENVS, assert_no_process_left, small_model_config
 
 BUDGET = {"n_epochs": 2, "epoch_length": 3, "n_rollout_steps": 6, "patience": 0, "lr": 1e-3}
 MAX_STEPS = 4
@@ -134,16 +134,6 @@ def test_outputs_carry_the_policy_version_and_workers_act_with_broadcast_weights
         assert actors.queue_size() <= 2  # bounded: queue_out_of_sync_factor * actors_batch_size
     finally:
         actors.stop()
-
-
-def assert_no_process_left(pids: list[int]) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            continue
-        # A zombie would still answer signal 0; a stopped worker is reaped by join, so the pid is gone.
-        raise AssertionError(f"actor process {pid} still exists")
 
 
 def test_killing_an_actor_stops_collection_with_a_clear_error_and_leaves_no_process() -> None:

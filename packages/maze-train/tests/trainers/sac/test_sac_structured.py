@@ -14,7 +14,7 @@ from maze.env.core.core_env import CoreEnv
 from maze.env.core.maze_env import MazeEnv
 from maze.env.errors import ConfigurationError
 from maze.env.testing.fake_envs import FunctionObservationConversion, IdentityActionConversion
-from test_sac import sac_config, set_up
+from sac_test_support import sac_config, set_up
 from train_test_support import packaged_config, small_model_config
 
 EPISODE_STEPS = 8

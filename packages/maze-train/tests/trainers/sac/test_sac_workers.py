@@ -18,8 +18,8 @@ from maze.env.errors import EnvWorkerError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.train.distributed import ActorFailedError
 from maze.train.replay import SubprocDistributedWorkersWithBuffer
-from test_impala import assert_no_process_left
-from test_sac import sac_config, set_up
+from sac_test_support import sac_config, set_up
+from train_test_support import assert_no_process_left
 
 LOCAL = {"backend": "local", "start_method": "fork"}
 

@@ -16,8 +16,8 @@ from maze.env.vector.subproc import SubprocVectorEnv
 from maze.perception.serialization import load_state_dict_file
 from maze.train.evaluators import RolloutEvaluator
 from maze.train.evaluators.background import BackgroundEvaluation
+from runner_test_support import A2C, job_config, same_state, set_up
 from test_evaluator import dummy_env
-from test_runners import A2C, job_config, same_state, set_up
 from train_test_support import RecordingWriter, ZeroPolicy
 
 EPOCHS = 3

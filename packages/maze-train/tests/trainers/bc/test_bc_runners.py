@@ -23,7 +23,7 @@ from maze.perception.serialization import load_state_dict_file
 from maze.train.backends import processes
 from maze.train.tensorboard import read_scalars
 from maze.train.trainers.bc import BCRunner
-from test_runners import CARTPOLE, VECTOR_OBS_WRAPPERS, job_config, set_up
+from runner_test_support import CARTPOLE, VECTOR_OBS_WRAPPERS, job_config, set_up
 from train_test_support import packaged_config, small_model_config
 
 BC = "maze.train.trainers.bc.BCTrainer"

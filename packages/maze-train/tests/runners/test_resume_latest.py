@@ -24,8 +24,8 @@ from maze.env.errors import ConfigurationError
 from maze.perception.serialization import load_state_dict_file, save_state_dict
 from maze.train.core.training_state import TrainingState
 from maze.train.runners.actor_critic_runner import ActorCriticRunner
-from test_sac import sac_config
-from test_sac import set_up as set_up_sac
+from sac_test_support import sac_config
+from sac_test_support import set_up as set_up_sac
 from train_test_support import small_model_config
 
 PPO = "maze.train.trainers.ppo.PPO"
