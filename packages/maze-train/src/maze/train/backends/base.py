@@ -77,6 +77,10 @@ class ActorsRequest:
     envs_per_actor: int
     queue_out_of_sync_factor: int
 
+    def leading_arguments(self) -> tuple[Any, ...]:
+        """The positional arguments every ``DistributedActors`` class takes first (before the seeds)."""
+        return self.env_factory, self.policy, self.n_rollout_steps, self.num_actors, self.actors_batch_size
+
 
 @dataclass(frozen=True)
 class ReplayWorkersRequest:
@@ -99,6 +103,18 @@ class ReplayWorkersRequest:
     n_rollout_steps: int
     n_envs: int
     seeding: MazeSeeding
+
+    def workers_elsewhere(self, workers: str) -> tuple[Any, ...]:
+        """Says where the workers act (``workers``: e.g. ``worker process``) and draws two env seeds per worker.
+
+        Returns:
+            The positional arguments of a worker class acting outside this process: env factory,
+            policy, buffers, rollout steps, number of workers and the ``2 * n_envs`` seeds.
+        """
+        plural = "es" if workers.endswith("s") else "s"
+        print(f"Collecting transitions with {self.n_envs} {workers}{plural if self.n_envs > 1 else ''}, one env each")
+        seeds = [self.seeding.generate_env_instance_seed() for _ in range(2 * self.n_envs)]
+        return self.env_factory, self.policy, self.replay_buffers, self.n_rollout_steps, self.n_envs, seeds
 
 
 @dataclass(frozen=True)

@@ -35,13 +35,7 @@ class InProcessBackend(ExecutionBackend):
     def distributed_actors(self, request: ActorsRequest) -> DistributedActors:
         """The actors stepped in turn with the learner's policy (no lag)."""
         return SequentialDistributedActors(
-            request.env_factory,
-            request.policy,
-            request.n_rollout_steps,
-            request.num_actors,
-            request.actors_batch_size,
-            request.seeds,
-            envs_per_actor=request.envs_per_actor,
+            *request.leading_arguments(), request.seeds, envs_per_actor=request.envs_per_actor
         )
 
     def replay_workers(self, request: ReplayWorkersRequest) -> BaseDistributedWorkersWithBuffer:

@@ -77,11 +77,7 @@ class SubprocessBackend(InProcessBackend):
         if self.start_method == IN_PROCESS:
             return super().distributed_actors(request)
         return SubprocDistributedActors(
-            request.env_factory,
-            request.policy,
-            request.n_rollout_steps,
-            request.num_actors,
-            request.actors_batch_size,
+            *request.leading_arguments(),
             seeds=request.seeds,
             envs_per_actor=request.envs_per_actor,
             queue_out_of_sync_factor=request.queue_out_of_sync_factor,
@@ -92,17 +88,8 @@ class SubprocessBackend(InProcessBackend):
         """``n_envs`` worker processes, each stepping one env with its own copy of the policy."""
         if self.start_method == IN_PROCESS:
             return super().replay_workers(request)
-        n_envs = request.n_envs
-        print(f"Collecting transitions with {n_envs} worker process{'es' if n_envs > 1 else ''}, one env each")
-        seeds = [request.seeding.generate_env_instance_seed() for _ in range(2 * n_envs)]
         return SubprocDistributedWorkersWithBuffer(
-            request.env_factory,
-            request.policy,
-            request.replay_buffers,
-            request.n_rollout_steps,
-            n_envs,
-            seeds,
-            start_method=self.start_method,
+            *request.workers_elsewhere("worker process"), start_method=self.start_method
         )
 
     def es_rollouts(self, request: ESRolloutsRequest) -> ESDistributedRollouts:

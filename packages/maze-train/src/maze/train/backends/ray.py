@@ -79,11 +79,7 @@ class RayBackend(SubprocessBackend):
     def distributed_actors(self, request: ActorsRequest) -> DistributedActors:
         """One Ray actor per IMPALA actor."""
         return RayDistributedActors(
-            request.env_factory,
-            request.policy,
-            request.n_rollout_steps,
-            request.num_actors,
-            request.actors_batch_size,
+            *request.leading_arguments(),
             request.seeds,
             envs_per_actor=request.envs_per_actor,
             cluster=self.cluster,
@@ -93,16 +89,8 @@ class RayBackend(SubprocessBackend):
 
     def replay_workers(self, request: ReplayWorkersRequest) -> BaseDistributedWorkersWithBuffer:
         """``n_envs`` Ray actors, each stepping one env with its own copy of the policy."""
-        n_envs = request.n_envs
-        print(f"Collecting transitions with {n_envs} Ray actor{'s' if n_envs > 1 else ''}, one env each")
-        seeds = [request.seeding.generate_env_instance_seed() for _ in range(2 * n_envs)]
         return RayDistributedWorkersWithBuffer(
-            request.env_factory,
-            request.policy,
-            request.replay_buffers,
-            request.n_rollout_steps,
-            n_envs,
-            seeds,
+            *request.workers_elsewhere("Ray actor"),
             cluster=self.cluster,
             policy_factory=request.policy_factory,
             num_cpus_per_actor=self.num_cpus_per_actor,
