@@ -9,7 +9,7 @@ from maze.train.bounds import Bounds
 from maze.train.core.actor_critic.config import ActorCriticAlgorithmConfig
 from maze.train.evaluators.rollout_evaluator import Evaluator
 from maze.train.rollout.collector import RolloutCollector
-from maze.train.runners.env_factory import AUTO_ENVS, MAX_AUTO_EVAL_ENVS
+from maze.train.runners.env_factory import AUTO_ENVS
 from maze.train.runners.training_runner import TrainingRunner
 
 __all__ = ["ActorCriticRunner"]
@@ -84,13 +84,9 @@ class ActorCriticRunner(TrainingRunner):
         if isinstance(config, Evaluator):  # built in Python (RunContext): it feeds this run's model selection
             config.model_selection = self.model_selection
             return config
-        n_envs = self.eval_concurrency or min(int(config.get("n_episodes", 8)), MAX_AUTO_EVAL_ENVS)
-        placed = self.backend.vector_env(
-            self.env_factory, n_envs, automatic=not self.eval_concurrency, role="evaluation"
-        )
+        placed, seeds = self.evaluation_envs(int(config.get("n_episodes", 8)))
         self.evaluation_placement = placed.placement
         self.placement_reason = self.placement_reason or placed.reason
-        seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         return Factory(Evaluator, ("maze.train.evaluators",)).instantiate(
             config, eval_env=placed.env, model_selection=self.model_selection, seeds=seeds
         )

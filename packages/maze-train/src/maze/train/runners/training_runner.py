@@ -32,6 +32,7 @@ from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.perception.serialization import load_state_dict_file, save_model_config, save_state_dict
 from maze.rollout.runner import Runner, outputs_note
 from maze.train.backends import build_backend
+from maze.train.backends.base import PlacedEnvs
 from maze.train.bounds import Bounds
 from maze.train.core.checkpoints import DEFAULT_KEEP_CHECKPOINTS, LAST_STATE_DICT_FILE, write_origin
 from maze.train.core.config import AlgorithmConfig, validate_target_config
@@ -44,7 +45,7 @@ from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.guards import NonFiniteGuard
 from maze.train.progress import TrainingProgress
 from maze.train.runners.cpu_threads import apply_cpu_threads
-from maze.train.runners.env_factory import EnvFactory
+from maze.train.runners.env_factory import MAX_AUTO_EVAL_ENVS, EnvFactory
 from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import SUMMARY_FILE, InputRun, write_training_summary
 from maze.train.tensorboard import LogStatsWriterTensorboard
@@ -201,6 +202,18 @@ class TrainingRunner(Runner):
     @abstractmethod
     def setup_trainer(self, config: AlgorithmConfig) -> None:
         """Builds the trainer (``self.trainer``) from the validated algorithm config and the pieces of :meth:`setup`."""
+
+    def evaluation_envs(self, n_episodes: int) -> tuple[PlacedEnvs, list[int]]:
+        """The envs of a rollout evaluation of ``n_episodes`` episodes, placed by the backend, and their seeds.
+
+        ``eval_concurrency`` envs, or one per episode (at most
+        :data:`~maze.train.runners.env_factory.MAX_AUTO_EVAL_ENVS`) placed automatically.
+        """
+        n_envs = self.eval_concurrency or min(n_episodes, MAX_AUTO_EVAL_ENVS)
+        placed = self.backend.vector_env(
+            self.env_factory, n_envs, automatic=not self.eval_concurrency, role="evaluation"
+        )
+        return placed, [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
 
     def _attach_common_layer(self) -> None:
         """Gives the trainer the shared guards and resume state: every trainer gets them the same way.

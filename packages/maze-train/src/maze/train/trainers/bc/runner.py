@@ -21,7 +21,6 @@ from maze.rollout.datasets import (
 )
 from maze.rollout.runner import outputs_note
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
-from maze.train.runners.env_factory import MAX_AUTO_EVAL_ENVS
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.bc.config import BCAlgorithmConfig
 from maze.train.trainers.bc.data import ImitationData
@@ -185,11 +184,7 @@ class BCRunner(TrainingRunner):
     def _rollout_evaluator(self, n_episodes: int) -> Optional[RolloutEvaluator]:
         if not n_episodes:
             return None
-        n_envs = self.eval_concurrency or min(n_episodes, MAX_AUTO_EVAL_ENVS)
-        placed = self.backend.vector_env(
-            self.env_factory, n_envs, automatic=not self.eval_concurrency, role="evaluation"
-        )
-        seeds = [self.seeding.generate_env_instance_seed() for _ in range(n_envs)]
+        placed, seeds = self.evaluation_envs(n_episodes)
         return RolloutEvaluator(placed.env, n_episodes, deterministic=True, seeds=seeds)
 
     def run(self, n_epochs: Optional[int] = None) -> float:
