@@ -9,15 +9,24 @@ Installs are most of the suite's set-up time, so the in-repo wheels are built on
 ``--no-compile`` makes a torch install 12 s shorter, but where ``PYTHONDONTWRITEBYTECODE``
 is set (as on our machines) every test process then compiles its imports again, and the
 suite's tests ran 1.5-2x longer (integration 7.6 -> 12.2 minutes).
+
+Disk: every session's venv holds its own copy of torch (and Ray, MLflow, ...): the 19 default
+sessions' venvs add up to about 19 GiB, more than a CI machine may have free. Under ``CI`` (set by
+``.ci/run``) a session therefore deletes its venv when it ends (see :func:`nox_session`), so at most
+one session's venv is on disk at a time; a CI run builds every venv afresh anyway.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
+import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import nox
 
@@ -45,6 +54,29 @@ nox.options.sessions = [
     "build",
 ]
 nox.options.error_on_missing_interpreters = True
+
+FREE_VENVS = bool(os.environ.get("CI"))
+"""Whether each session deletes its venv when it ends (CI: see the module docstring)."""
+
+
+def nox_session(**options: Any) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """``nox.session(**options)`` that, under CI, deletes the session's venv (with its tmp/) when the session ends.
+
+    Whether the session passed or failed: a failed session's venv is no use to a CI run either.
+    """
+
+    def register(run_session: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(run_session)  # keeps the docstring (nox -l) and the parameters (nox.parametrize)
+        def run_then_free_venv(session: nox.Session, **parameters: Any) -> None:
+            try:
+                run_session(session, **parameters)
+            finally:
+                if FREE_VENVS:
+                    shutil.rmtree(session.virtualenv.location, ignore_errors=True)
+
+        return nox.session(**options)(run_then_free_venv)
+
+    return register
 
 
 _WHEEL_DIR = Path(tempfile.mkdtemp(prefix="maze-nox-wheels-"))
@@ -107,7 +139,7 @@ def run_engine_tests(session: nox.Session, engine: str, env: dict[str, str], top
     session.run("pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}", *folders, *session.posargs, env=env)
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 @nox.parametrize("package", SHARED_SESSION_NAMES, ids=SHARED_SESSION_NAMES)
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's tests against a fresh non-editable install of it and its in-repo deps.
@@ -131,7 +163,7 @@ def tests(session: nox.Session, package: str) -> None:
     )
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def integration(session: nox.Session) -> None:
     """Run the cross-package end-to-end tests in tests/integration against all packages."""
     # pandas, ipywidgets: maze-viz's tensorboard and notebook extras (tests/integration/test_viz_training_runs.py);
@@ -145,7 +177,7 @@ def integration(session: nox.Session) -> None:
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def tracking(session: nox.Session) -> None:
     """Experiment tracking (maze-train's tests/tracking): real MLflow SQLite store and ``mlflow server``, W&B offline.
 
@@ -156,7 +188,7 @@ def tracking(session: nox.Session) -> None:
     run_engine_tests(session, "tracking", env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "WANDB_MODE": "offline"})
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def examples(session: nox.Session) -> None:
     """Execute every runnable example (each example folder carries the test that runs it)."""
     # maze-viz with its notebook extra, nbclient and ipykernel: viewer.ipynb runs in a real Jupyter kernel;
@@ -183,7 +215,7 @@ def examples(session: nox.Session) -> None:
     )
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def service(session: nox.Session) -> None:
     """The reference agent service (examples/agent_service) in a torch-free venv, driven over loopback.
 
@@ -222,7 +254,7 @@ def service(session: nox.Session) -> None:
     session.run("pytest", "-q", "-p", "no:cacheprovider", str(example), *session.posargs, env=env)
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
     """Bounded fuzzing (hypothesis) of every loader of untrusted input, in a torch-free venv.
 
@@ -236,7 +268,7 @@ def fuzz(session: nox.Session) -> None:
     run_engine_tests(session, "fuzz", env={"OMP_NUM_THREADS": "1"}, top_level=("tests/fuzz",))
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def boundaries(session: nox.Session) -> None:
     """Prove the dependency graph: static import check, then torch-free packages installed alone."""
     session.run("python", str(ROOT / "tools" / "check_imports.py"))
@@ -266,7 +298,7 @@ def check_torch_free(session: nox.Session, name: str, modules: tuple[str, ...], 
         session.run(python, "-I", "-c", probe, external=True)
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """Check formatting and lint rules with ruff, that CI runs the README's test command, and where tests live."""
     session.install("ruff>=0.6")
@@ -277,7 +309,7 @@ def lint(session: nox.Session) -> None:
     session.run("python", str(ROOT / "tools" / "check_readme_figures.py"))
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def ray(session: nox.Session) -> None:
     """Scale-out on Ray: one local 2-CPU Ray and one simulated two-node cluster for the whole session.
 
@@ -291,7 +323,7 @@ def ray(session: nox.Session) -> None:
     run_engine_tests(session, "ray", env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "RAY_USAGE_STATS_ENABLED": "0"})
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def rllib(session: nox.Session) -> None:
     """Maze on RLlib (maze-rllib's tests): maze-rllib with ray[rllib], one local 2-CPU Ray for the whole session."""
     install_packages(session, "maze-rllib", extra=("pytest",))
@@ -300,7 +332,7 @@ def rllib(session: nox.Session) -> None:
     )
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def docs(session: nox.Session) -> None:
     """Build the documentation site (mkdocs.yml, docs/) with warnings as errors and run its Python blocks.
 
@@ -323,7 +355,7 @@ def docs(session: nox.Session) -> None:
     session.run("pytest", "-q", "-p", "no:cacheprovider", "docs/test_code_blocks.py", *session.posargs, env=env)
 
 
-@nox.session(python=PYTHON)
+@nox_session(python=PYTHON)
 def build(session: nox.Session) -> None:
     """Build a wheel and an sdist of every package into dist/."""
     session.install("build")
@@ -332,7 +364,7 @@ def build(session: nox.Session) -> None:
     session.log(f"built {len(PACKAGES)} packages into {ROOT / 'dist'}")
 
 
-@nox.session(python=PYTHON, default=False)
+@nox_session(python=PYTHON, default=False)
 def bench(session: nox.Session) -> None:
     """Run the benchmarks side by side with their peers; writes tools/bench/results/.
 
