@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 from cli_support import CUTTING_MASKED, SHORT_EPOCHS, TrainingRun, assert_success, cartpole, maze_run, seeds
+from maze.env.utils.library_output import show_library_output
+
+show_library_output(force=True)  # maze's library lines on stdout, as maze-run shows them (tests read them there)
 
 CUTTING_BUDGET = ("algorithm.n_epochs=3", "algorithm.epoch_length=4")
 """3 epochs of 4 PPO updates (9,600 sub-steps over 8 envs): the deterministic policy reaches the optimum."""

@@ -7,6 +7,9 @@ from collections.abc import Iterator
 import pytest
 from deploy_test_support import RecordingWriter
 from maze.env.log_stats.global_state import clear_global_state, register_log_stats_writer
+from maze.env.utils.library_output import show_library_output
+
+show_library_output(force=True)  # maze's library lines on stdout, as maze-run shows them (tests read them there)
 
 
 @pytest.fixture(autouse=True)

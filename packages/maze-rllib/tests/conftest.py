@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from maze.env.utils.library_output import show_library_output
 from maze.rollout.ray_cluster import RayCluster
+
+show_library_output(force=True)  # maze's library lines on stdout, as maze-run shows them (tests read them there)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "maze-rl" / "tests" / "ray"))  # ray_runs, run_output
 

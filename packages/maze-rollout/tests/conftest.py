@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 from maze.env.log_stats.global_state import clear_global_state
+from maze.env.utils.library_output import show_library_output
+
+show_library_output(force=True)  # maze's library lines on stdout, as maze-run shows them (tests read them there)
 
 
 @pytest.fixture

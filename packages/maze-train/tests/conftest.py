@@ -15,8 +15,11 @@ from typing import Any
 import pytest
 import torch
 from maze.env.log_stats.global_state import clear_global_state, register_log_stats_writer
+from maze.env.utils.library_output import show_library_output
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.wrappers.log_stats_wrapper import LogStatsWrapper
+
+show_library_output(force=True)  # maze's library lines on stdout, as maze-run shows them (tests read them there)
 
 TESTS = str(Path(__file__).resolve().parent)
 if TESTS not in sys.path:  # pytest's default import mode (prepend) also puts it there, importing this file

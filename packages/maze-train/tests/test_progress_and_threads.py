@@ -1,25 +1,36 @@
 """runner.progress (TrainingProgress) and runner.cpu_threads (apply_cpu_threads)."""
 
 import io
+import logging
 import os
 import re
 
 import pytest
 import torch
 from maze.env.errors import ConfigurationError
+from maze.env.utils.library_output import LIBRARY_LOGGER
 from maze.train.progress import TrainingProgress
 from maze.train.runners.cpu_threads import THREAD_VARIABLES, apply_cpu_threads
 
 
-def test_epoch_lines_in_every_mode_but_off() -> None:
+def test_epoch_lines_in_every_mode_but_off(capsys: pytest.CaptureFixture[str]) -> None:
     for mode, expected in (("epoch", 1), ("auto", 1), ("bar", 1), ("off", 0)):
-        stream = io.StringIO()
-        TrainingProgress(mode, stream=stream).epoch_done(3, 1000, 2000, 2.0)
-        lines = stream.getvalue().splitlines()
+        TrainingProgress(mode, stream=io.StringIO()).epoch_done(3, 1000, 2000, 2.0)
+        lines = capsys.readouterr().out.splitlines()
         assert len([line for line in lines if line.startswith("epoch 3: ")]) == expected, mode
-    stream = io.StringIO()
-    TrainingProgress("epoch", stream=stream).epoch_done(3, 1000, 2000, 2.0)
-    assert stream.getvalue() == "epoch 3: 1000 env steps (2000 sub-steps) in 2.0s, 500 env steps/s\n"
+    TrainingProgress("epoch").epoch_done(3, 1000, 2000, 2.0)
+    assert capsys.readouterr().out == "epoch 3: 1000 env steps (2000 sub-steps) in 2.0s, 500 env steps/s\n"
+
+
+def test_an_embedding_application_silences_the_epoch_lines_with_logging(capsys: pytest.CaptureFixture[str]) -> None:
+    library = logging.getLogger(LIBRARY_LOGGER)
+    level = library.level
+    library.setLevel(logging.WARNING)
+    try:
+        TrainingProgress("epoch").epoch_done(3, 1000, 2000, 2.0)
+    finally:
+        library.setLevel(level)
+    assert capsys.readouterr().out == ""
 
 
 def test_bars_are_drawn_only_when_live() -> None:
@@ -59,10 +70,9 @@ def test_invalid_cpu_threads_are_refused(value: object) -> None:
         apply_cpu_threads(value)  # type: ignore[arg-type]
 
 
-def test_epoch_line_leaves_out_sub_steps_a_trainer_does_not_count() -> None:
-    stream = io.StringIO()
-    TrainingProgress("epoch", stream=stream).epoch_done(0, 300, None, 1.5)
-    assert stream.getvalue() == "epoch 0: 300 env steps in 1.5s, 200 env steps/s\n"
+def test_epoch_line_leaves_out_sub_steps_a_trainer_does_not_count(capsys: pytest.CaptureFixture[str]) -> None:
+    TrainingProgress("epoch").epoch_done(0, 300, None, 1.5)
+    assert capsys.readouterr().out == "epoch 0: 300 env steps in 1.5s, 200 env steps/s\n"
 
 
 def _epoch_lines(output: str) -> list[int]:
@@ -82,8 +92,9 @@ def test_es_and_sac_report_their_epochs_through_the_shared_loop(tmp_path, capsys
     sac.trainer.progress = TrainingProgress("bar", stream=bars)
     sac.run()
 
-    es_steps, sac_steps = _epoch_lines(bars.getvalue())[:2], _epoch_lines(bars.getvalue())[2:]
+    lines = capsys.readouterr().out
+    es_steps, sac_steps = _epoch_lines(lines)[:2], _epoch_lines(lines)[2:]
     assert sum(es_steps) == es.trainer.env_steps and all(steps > 0 for steps in es_steps)
     assert sac_steps == [10]  # epoch_length iterations of one one-step rollout of one env
-    assert "epoch 0: 10 env steps (10 sub-steps)" in bars.getvalue()
-    assert "env steps/s" in bars.getvalue().split("epoch 0: 10 env steps")[0]  # the bars drawn before the lines
+    assert "epoch 0: 10 env steps (10 sub-steps)" in lines
+    assert "env steps/s" in bars.getvalue() and not _epoch_lines(bars.getvalue())  # bars drawn; the lines are logged

@@ -11,7 +11,10 @@ from maze.env.core.renderer_args import IntRangeArg, OptionsArrayArg
 from maze.env.core.rendering import Renderer
 from maze.env.examples.cutting_2d import FlatCutting2DGreedyPolicy, maze_env_factory
 from maze.env.trajectory_recording import SimpleTrajectoryRecordingSetup, StateTrajectoryRecord
+from maze.env.utils.library_output import show_library_output
 from maze.env.wrappers import LogStatsWrapper, TrajectoryRecordingWrapper
+
+show_library_output(force=True)  # maze's library lines on stdout, as maze-run shows them (tests read them there)
 
 matplotlib.use("Agg")
 

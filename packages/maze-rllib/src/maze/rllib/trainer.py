@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from typing import Any, Optional, Protocol
@@ -14,6 +15,8 @@ from maze.perception.agent.torch_model import network_name
 from maze.rllib.algorithm_config import RLlibAlgorithmConfig
 from maze.train.core.training_state import TrainingResult
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["MazeModelEvaluation", "ModuleEvaluation", "RLlibTrainer", "TRAINING_METRICS"]
 
@@ -130,7 +133,9 @@ class RLlibTrainer:
             get_stats_logger("train").log_stats(training_stats(result))
             if self.verbose:
                 returns = _lookup(result, TRAINING_METRICS["episode_return_mean"])
-                print(f"RLlib iteration {self.iterations}: {self.env_steps} env steps, episode return mean {returns}")
+                logger.info(
+                    f"RLlib iteration {self.iterations}: {self.env_steps} env steps, episode return mean {returns}"
+                )
             reason = self._stop_reason(time.monotonic() - self._start - self._eval_seconds)
             if self.iterations % config.eval_interval == 0 or reason:
                 score = self.evaluate()

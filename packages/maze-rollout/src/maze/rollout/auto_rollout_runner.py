@@ -18,6 +18,7 @@ an idle 2-core machine starts a torch policy in 1.97 s against 0.30 s without to
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
@@ -32,6 +33,8 @@ from maze.rollout.parallel_rollout_runner import ParallelRolloutRunner
 from maze.rollout.progress import RolloutProgress
 from maze.rollout.rollout_job import RolloutJob
 from maze.rollout.sequential_rollout_runner import roll_out_in_process
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "AutoRolloutRunner",
@@ -119,10 +122,9 @@ class AutoRolloutRunner(ParallelRolloutRunner):
         collected, done = roll_out_in_process(job, env_seeds, agent_seeds, progress, stop=hand_over)
         if done == n_episodes:
             return collected
-        print(
+        logger.info(
             f"rollout: the remaining {n_episodes - done} episodes go to {workers} worker processes "
-            "(runner=sequential or runner=parallel forces one mode)",
-            flush=True,
+            "(runner=sequential or runner=parallel forces one mode)"
         )
         assert payload is not None  # hand_over stops early only with one
         rest = self._run_in_workers(job, payload, env_seeds, agent_seeds, progress, first_episode=done)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Optional
 
 import numpy as np
@@ -12,6 +13,8 @@ from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.core_env import GymRenderer
 from maze.env.log_events.step_event_log import StepEventLog
 from maze.rollout.episode_loop import StepFunction
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["FRAME_FIGURE", "OnlineRenderer"]
 
@@ -55,10 +58,9 @@ class OnlineRenderer:
         self.drawing = True
         self._image: Optional[Any] = None
         if isinstance(self.renderer, GymRenderer) and env.render_mode is None:
-            print(
+            logger.info(
                 "runner.render=true: the gymnasium env was made without a render mode, so nothing is drawn; set "
-                "env.render_mode=rgb_array (drawn with matplotlib) or env.render_mode=human",
-                flush=True,
+                "env.render_mode=rgb_array (drawn with matplotlib) or env.render_mode=human"
             )
 
     def step_function(self) -> StepFunction:
@@ -87,9 +89,7 @@ class OnlineRenderer:
             frame = self.renderer.render(maze_state, maze_action, events)
         except DependencyNotInstalled as error:
             self.drawing = False
-            print(
-                f"runner.render=true: cannot draw this env ({error}); the rollout goes on without drawing", flush=True
-            )
+            logger.info(f"runner.render=true: cannot draw this env ({error}); the rollout goes on without drawing")
             return
         if isinstance(frame, np.ndarray) and frame.ndim == 3:
             self._show(frame)

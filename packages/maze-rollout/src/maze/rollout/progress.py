@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Optional
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["RolloutProgress"]
 
 
 class RolloutProgress:
-    """Prints the progress of a rollout on stdout, one line per 10 % of the episodes.
+    """Reports the progress of a rollout (log lines of ``maze.rollout.progress``), one line per 10 % of the episodes.
 
     Short rollouts stay silent: milestones reached within the first ``quiet_seconds``
     are not printed. A line reads::
@@ -26,7 +29,7 @@ class RolloutProgress:
         n_episodes: Episodes of the whole rollout.
         quiet_seconds: Milestones reached earlier than this after the start are not printed.
         clock: Seconds since an arbitrary origin (for tests).
-        output: Receives each line (default: ``print``).
+        output: Receives each line (default: this module's logger, level INFO).
     """
 
     def __init__(
@@ -34,7 +37,7 @@ class RolloutProgress:
         n_episodes: int,
         quiet_seconds: float = 2.0,
         clock: Callable[[], float] = time.perf_counter,
-        output: Callable[[str], None] = print,
+        output: Callable[[str], None] = logger.info,
     ) -> None:
         self.n_episodes = n_episodes
         self.quiet_seconds = quiet_seconds

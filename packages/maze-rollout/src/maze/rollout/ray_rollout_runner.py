@@ -6,6 +6,7 @@ one line naming the extra.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,8 @@ from maze.rollout.ray_cluster import ActorRestarts, RayCluster, actor_start_fail
 from maze.rollout.ray_rollout_actor import EpisodeResult, InputDirSnapshot, RolloutActor
 from maze.rollout.rollout_job import TRAJECTORY_DIR, RolloutJob
 from maze.rollout.rollout_runner import RolloutRunner
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["RayRolloutRunner"]
 
@@ -129,7 +132,7 @@ class RayRolloutRunner(RolloutRunner):
                     ray.kill(actor, no_restart=True)
                 self.actors = []
         if self.restarts:
-            print(f"Ray rollout actors were restarted {self.restarts} time(s)", flush=True)
+            logger.info(f"Ray rollout actors were restarted {self.restarts} time(s)")
         events: dict = {}
         for result in results:
             events.update(result.stats.events)

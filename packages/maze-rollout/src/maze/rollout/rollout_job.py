@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import logging
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ from maze.env.wrappers.time_limit import TimeLimitWrapper, episode_step_limit
 from maze.env.wrappers.trajectory_recording_wrapper import TrajectoryRecordingWrapper
 from maze.env.wrappers.wrapper_factory import WrapperFactory
 from maze.rollout.output_errors import GuardedEventsWriter, GuardedTrajectoryWriter
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["ROLLOUT_STATS_PREFIX", "TRAJECTORY_DIR", "EVENT_LOG_DIR", "FALLBACK_EPISODE_STEPS", "RolloutJob"]
 
@@ -144,11 +147,10 @@ class RolloutJob:
                 estimate_observation_normalization_statistics(wrapper, n_samples, seed=seed)
             )
             path = wrapper.dump_statistics(self.output_dir / wrapper.statistics_dump)
-            print(
+            logger.info(
                 f"rollout: the ObservationNormalizationWrapper has no statistics for {missing} and no input_dir: "
                 f"estimated them from {n_samples} observations of its sampling policy (as training does), written to "
-                f"{path.name}; pass input_dir=<training run directory> to use that run's statistics",
-                flush=True,
+                f"{path.name}; pass input_dir=<training run directory> to use that run's statistics"
             )
             return dataclasses.replace(self, normalization_statistics=wrapper.get_statistics())
         finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,8 @@ from maze.rollout._validation import checked_bool, checked_int
 from maze.rollout.progress import RolloutProgress
 from maze.rollout.rollout_job import EVENT_LOG_DIR, ROLLOUT_STATS_PREFIX, TRAJECTORY_DIR, RolloutJob
 from maze.rollout.runner import Runner, outputs_note
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["RolloutRunner"]
 
@@ -159,7 +162,7 @@ class RolloutRunner(Runner):
         progress = RolloutProgress(self.n_episodes)
         episodes = self.run_episodes(job, env_seeds, agent_seeds, progress)
         mean_return = self._write_stats(episodes)
-        print(f"{progress.summary()}. {outputs_note(job.output_dir, _written(job))}", flush=True)
+        logger.info(f"{progress.summary()}. {outputs_note(job.output_dir, _written(job))}")
         return mean_return
 
     def prepare_env_config(self, env: ConfigType) -> ConfigType:

@@ -17,6 +17,7 @@ selection and checkpoint files refuse non-finite parameters on their own (see
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -30,6 +31,8 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.utils.finite import NonFiniteValue, NonFiniteValueError, find_non_finite
 from maze.train.event_log import TrainerEventLog
 from maze.train.utils import delegated
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "NON_FINITE_POLICIES",
@@ -227,7 +230,7 @@ class NonFiniteGuard:
                 "runner.non_finite=skip to skip such updates"
             )
         self.skipped += 1
-        print(f"{message}; update skipped ({self.skipped} so far, runner.non_finite=skip)")
+        logger.warning(f"{message}; update skipped ({self.skipped} so far, runner.non_finite=skip)")
         self.events.record(TrainingGuardEvents.skipped_updates, reason=what)
         self.events.end_update()
         return False

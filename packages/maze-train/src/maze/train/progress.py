@@ -4,8 +4,8 @@ Trainers open a bar per phase (:meth:`TrainingProgress.bar`: the env steps of an
 rollouts and updates, the episodes of an evaluation) and report every finished epoch
 (:meth:`TrainingProgress.epoch_done`). Bars are drawn with tqdm, only when the console is a
 terminal, and straight to the terminal (not into the run's ``maze_cli.log``); they show the
-env steps done, the rate and the time left to the end of the epoch. The epoch line is
-printed in every mode but ``off``.
+env steps done, the rate and the time left to the end of the epoch. The epoch line is a log
+record of ``maze.train.progress`` (see :mod:`maze.env.utils.library_output`), in every mode but ``off``.
 
 Modes (``runner.progress``): ``auto`` (bars on a terminal), ``bar`` (bars even when the
 output is no terminal), ``epoch`` (only the epoch lines) and ``off`` (quiet).
@@ -13,12 +13,15 @@ output is no terminal), ``epoch`` (only the epoch lines) and ``off`` (quiet).
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from typing import Any, Optional, TextIO
 
 from maze.env.errors import ConfigurationError
 from tqdm import tqdm
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["PROGRESS_MODES", "TrainingProgress"]
 
@@ -31,8 +34,7 @@ class TrainingProgress:
 
     Args:
         mode: One of :data:`PROGRESS_MODES`.
-        stream: Where bars and lines go (default: the console behind ``sys.stderr`` for bars,
-            ``sys.stdout`` for epoch lines).
+        stream: Where bars go (default: the console behind ``sys.stderr``).
     """
 
     def __init__(self, mode: str = "auto", stream: TextIO | None = None) -> None:
@@ -81,7 +83,7 @@ class TrainingProgress:
         )
 
     def epoch_done(self, epoch: int, env_steps: int, sub_steps: Optional[int], seconds: float) -> None:
-        """Prints the epoch's line (not with ``off``): env steps, sub-steps and rate.
+        """Logs the epoch's line (not with ``off``): env steps, sub-steps and rate.
 
         Args:
             epoch: The finished epoch (0-based).
@@ -93,13 +95,8 @@ class TrainingProgress:
         if self.mode == "off":
             return
         rate = env_steps / seconds if seconds > 0 else 0.0
-        stream = self.stream if self.stream is not None else sys.stdout
         counted = "" if sub_steps is None else f" ({sub_steps} sub-steps)"
-        print(
-            f"epoch {epoch}: {env_steps} env steps{counted} in {seconds:.1f}s, {rate:.0f} env steps/s",
-            file=stream,
-            flush=True,
-        )
+        logger.info(f"epoch {epoch}: {env_steps} env steps{counted} in {seconds:.1f}s, {rate:.0f} env steps/s")
 
 
 def _columns(stream: TextIO) -> int:

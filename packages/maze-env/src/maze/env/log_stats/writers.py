@@ -21,6 +21,7 @@ The console table (one block per ``write`` call)::
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
 from numbers import Number
 from pathlib import Path
@@ -28,6 +29,9 @@ from typing import Optional, Union
 
 import numpy as np
 from maze.env.log_stats.log_stats import LogStats, LogStatsValue
+from maze.env.utils.library_output import show_library_output
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "LogStatsWriter",
@@ -100,12 +104,20 @@ def format_stats_table(path: Optional[str], step: int, stats: LogStats) -> list[
 
 
 class LogStatsWriterConsole(LogStatsWriter):
-    """Prints every write as a table block on stdout (format: see the module docs)."""
+    """Shows every write as a table block on stdout (format: see the module docs).
+
+    The blocks are log records of ``maze.env.log_stats.writers``: a new console writer shows maze's
+    library lines on stdout unless the application configured logging (see
+    :func:`~maze.env.utils.library_output.show_library_output`).
+    """
+
+    def __init__(self) -> None:
+        show_library_output()
 
     def write(self, path: Optional[str], step: int, stats: LogStats) -> None:
-        """Prints the table of ``stats`` (nothing when empty)."""
+        """Shows the table of ``stats`` (nothing when empty)."""
         if stats:
-            print("\n".join(format_stats_table(path, step, stats)), flush=True)
+            logger.info("\n".join(format_stats_table(path, step, stats)))
 
 
 class LogStatsWriterFile(LogStatsWriter):

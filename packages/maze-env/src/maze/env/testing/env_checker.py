@@ -19,6 +19,7 @@ passing env gets one line on stdout saying what was checked.
 
 from __future__ import annotations
 
+import logging
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
@@ -30,6 +31,9 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from gymnasium.utils.env_checker import check_space_limit, data_equivalence
 from gymnasium.utils.passive_env_checker import check_action_space, check_obs, check_observation_space
 from maze.env.core.actor import ActorID
+from maze.env.utils.library_output import show_library_output
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["check_env"]
 
@@ -70,7 +74,8 @@ def check_env(env: Any, n_steps: int = 50, verbose: bool = True) -> None:
     Args:
         env: A maze env (MazeEnv, GymMazeEnv, a wrapper stack, ...).
         n_steps: Env steps of each of the two seeded random rollouts.
-        verbose: Print one line saying what was checked when the env passes.
+        verbose: Show one line saying what was checked when the env passes (a log record of this module, on
+            stdout unless the application configured logging).
 
     Raises:
         AssertionError: Naming the failed check, the step and the acting actor.
@@ -98,7 +103,8 @@ def check_env(env: Any, n_steps: int = 50, verbose: bool = True) -> None:
     if deterministic:
         _rollout(env, n_steps, reference)
     if verbose:
-        print(_success_line(env, flat, n_steps, reference, deterministic))
+        show_library_output()
+        logger.info(_success_line(env, flat, n_steps, reference, deterministic))
 
 
 def _success_line(env: Any, flat: bool, n_steps: int, reference: _Trajectory, deterministic: bool) -> str:

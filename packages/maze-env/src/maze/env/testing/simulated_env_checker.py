@@ -16,11 +16,15 @@ mixin raises :class:`~maze.env.errors.SimulationUnsupportedError`.
 from __future__ import annotations
 
 import copy
+import logging
 from typing import Any, Callable, Optional
 
 import numpy as np
 from gymnasium.utils.env_checker import data_equivalence
 from maze.env.core.simulation import require_simulated_env
+from maze.env.utils.library_output import show_library_output
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["check_simulated_env"]
 
@@ -91,7 +95,8 @@ def check_simulated_env(
         other.set_maze_state(state)
         trajectories.append(_rollout(other, planned))
     _compare(*trajectories, "seeding (reset(seed) + set_maze_state twice)")
-    print(f"check_simulated_env: {type(env).__name__} passed (copy, independence, seeding)")
+    show_library_output()
+    logger.info(f"check_simulated_env: {type(env).__name__} passed (copy, independence, seeding)")
 
 
 class _ActionSource:

@@ -322,9 +322,15 @@ class RunContext:
 
     @contextlib.contextmanager
     def _job_scope(self) -> Iterator[None]:
-        """In the run directory, with the output copied to ``maze_cli.log`` (and hidden when silent)."""
+        """In the run directory, with the output copied to ``maze_cli.log`` (and hidden when silent).
+
+        maze's library lines show on stdout as with ``maze-run``, unless the application configured logging
+        (see :func:`~maze.env.utils.library_output.show_library_output`).
+        """
+        from maze.env.utils.library_output import show_library_output
         from maze.rl.job_output import tee_output_to_job_log
 
+        show_library_output()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         previous = os.getcwd()
         with contextlib.ExitStack() as stack:

@@ -8,6 +8,7 @@ trainers.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 from collections.abc import Callable
@@ -24,6 +25,8 @@ from maze.train.evaluators.background import BackgroundEvaluation
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import NonFiniteGuard
 from maze.train.progress import TrainingProgress
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["PATIENCE_WINDOW", "EpochLoopTrainer"]
 
@@ -89,7 +92,7 @@ class EpochLoopTrainer(ResumableTrainer):
         limit = self.config.n_epochs if n_epochs is None else n_epochs
         budget = self.start_budget()
         self._stale, self._recent_scores, self._best_smoothed = 0, deque(maxlen=PATIENCE_WINDOW), float("-inf")
-        print(budget.describe(getattr(self.config, "patience", 0), limit))
+        logger.info(budget.describe(getattr(self.config, "patience", 0), limit))
         stop = self._stop_before_training(limit)
         if stop is not None:  # a resumed run: its state (and the score of its evaluation) stays resumable here
             self.save_training_state()
@@ -105,7 +108,7 @@ class EpochLoopTrainer(ResumableTrainer):
                 epoch_start, first = time.perf_counter(), False
                 self._run_epoch()
                 stop = self._take_scores(self._scores(self._write_train_stats()))
-                print(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
+                logger.info(f"Time required for epoch: {time.perf_counter() - epoch_start:.2f}s")
                 if stop is None and self.background_evaluation is not None:
                     self.background_evaluation.submit(self.policy, getattr(self, "model", None))
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the last epoch's evaluation counts if it has finished
@@ -147,7 +150,7 @@ class EpochLoopTrainer(ResumableTrainer):
     def _run_epoch(self) -> None:
         """Trains one epoch with its progress bar and epoch line; its seconds count into the meters of :attr:`budget` (started by ``train``)."""
         epoch_start = time.perf_counter()
-        print(f"********** Iteration {self.epochs_done} **********")
+        logger.info(f"********** Iteration {self.epochs_done} **********")
         self.guard.epoch = self.epochs_done
         steps_before = self.env_steps
         self._bar = self.progress.bar(f"epoch {self.epochs_done}", self._env_steps_per_epoch(), "env steps")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -9,6 +10,8 @@ from typing import Any, Optional, Union
 
 from maze.perception.agent.torch_model import TorchModel
 from maze.perception.serialization import save_state_dict
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["BestModelSelection", "ModelSelectionBase"]
 
@@ -63,13 +66,13 @@ class BestModelSelection(ModelSelectionBase):
         """
         self.updates += 1
         if not math.isfinite(reward):
-            print(f"-> evaluation score {reward} is not finite: never a best model")
+            logger.warning(f"-> evaluation score {reward} is not finite: never a best model")
             return False
         improved = reward > self.best_reward
         if improved:
             self.best_reward = float(reward)
             self.last_improvement = self.updates
-            print(f"-> new overall best model {reward:.5f}!")
+            logger.info(f"-> new overall best model {reward:.5f}!")
             if self.dump_file is not None and self.model is not None:
                 save_state_dict(self.model.state_dict() if state_dict is None else state_dict, self.dump_file)
         return improved

@@ -25,6 +25,7 @@ to ``state_dict.pt``) resume the same way.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ from maze.train.core.checkpoints import (
     CheckpointWriter,
     find_checkpoint,
 )
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "LAST_STATE_DICT_FILE",
@@ -332,7 +335,9 @@ class ResumableTrainer:
                 self.load_optimizer_state(saved["optimizer"])
                 restored.append("optimizer state")
             except Exception as error:  # parameters of another model or algorithm: start the optimizer fresh
-                print(f"Note: the optimizer state of input_dir does not fit this model ({error}); starting it fresh")
+                logger.info(
+                    f"Note: the optimizer state of input_dir does not fit this model ({error}); starting it fresh"
+                )
         extra = {name: value for name, value in saved.items() if name != "optimizer"}
         if extra and same_trainer:
             self.load_extra_state_dicts(extra)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any, Optional
 
 from maze.env.utils.factory import Factory
@@ -11,6 +12,8 @@ from maze.train.evaluators.rollout_evaluator import Evaluator
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.runners.env_factory import AUTO_ENVS
 from maze.train.runners.training_runner import TrainingRunner
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["ActorCriticRunner"]
 
@@ -60,7 +63,7 @@ class ActorCriticRunner(TrainingRunner):
             if evaluator is not None:
                 evaluator.eval_env.close()
             raise
-        print(self.placement_line())
+        logger.info(self.placement_line())
         self.trainer = self.trainer_class(config, source, evaluator, model, self.model_selection)
 
     def _training_env(self) -> Optional[Any]:

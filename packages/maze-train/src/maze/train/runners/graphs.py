@@ -7,11 +7,14 @@ draws while the training goes on (on another core), and the runner collects it a
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 from pathlib import Path
 from typing import Any, Optional
 
 from maze.perception.models.base_model_composer import BaseModelComposer
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["GraphDrawing", "preload_drawing", "save_graph_pdfs"]
 
@@ -58,7 +61,7 @@ class GraphDrawing:
             return
         self._process.join()
         if self._process.exitcode != 0:
-            print(
+            logger.warning(
                 f"Warning: drawing the model graphs into {self.directory} failed (exit code {self._process.exitcode})"
             )
         self._process = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,8 @@ from maze.train.core.checkpoints import (
     read_origin,
 )
 from maze.train.core.training_state import TrainingResult, TrainingState
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["InputRun", "SUMMARY_FILE", "describe_resumable_state", "write_training_summary"]
 
@@ -70,7 +73,7 @@ class InputRun:
             )
         clean_run_dir(directory)  # e.g. what a kill mid-save left (best effort)
         origin = read_origin(directory)
-        checkpoint = find_checkpoint(directory, report=print)
+        checkpoint = find_checkpoint(directory, report=logger.info)
         missing = [name for name in (STATE_DICT_FILE, SPACES_CONFIG_FILE) if not (directory / name).is_file()]
         if origin is not None and (checkpoint is None or checkpoint.run_dir != directory):
             return cls._continue_origin(directory, origin, checkpoint, missing)
@@ -106,7 +109,7 @@ class InputRun:
                 f"{str(origin)!r}, the input_dir it had started from, {problem}. Resume from another run directory, "
                 f"or delete {directory / ORIGIN_FILE} to start from the model of input_dir only"
             )
-        print(
+        logger.info(
             f"Note: input_dir {directory} holds no checkpoint: its run stopped before its first save. The newest "
             f"complete state is {checkpoint.describe()} (epoch {checkpoint.epoch}) of the run it had started from; "
             "continuing from it"

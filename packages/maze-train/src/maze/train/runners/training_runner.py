@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import shlex
 import sys
@@ -50,6 +51,8 @@ from maze.train.runners.graphs import GraphDrawing
 from maze.train.runners.run_dir import SUMMARY_FILE, InputRun, write_training_summary
 from maze.train.tensorboard import LogStatsWriterTensorboard
 from maze.train.tracking.setup import start_tracking
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["TrainingRunner"]
 
@@ -124,7 +127,7 @@ class TrainingRunner(Runner):
         self.spaces_config_dump_file = spaces_config_dump_file
         self.normalization_samples = normalization_samples
         if dump_interval is not None:
-            print(
+            logger.info(
                 f"Note: runner.dump_interval={dump_interval} is no longer needed and ignored: the latest weights are "
                 f"written to a checkpoint (checkpoint-<epoch>/{LAST_STATE_DICT_FILE}) after every epoch"
             )
@@ -245,7 +248,7 @@ class TrainingRunner(Runner):
                     self.input_run.directory if checkpoint is None else checkpoint.directory
                 )
                 set_log_step(self.trainer.epochs_done)  # a resumed run's statistics continue its log steps
-                print(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored)}")
+                logger.info(f"Resumed from input_dir {self.input_run.directory}: {', '.join(restored)}")
                 self.trainer.save_training_state()  # resumable from here on, also if stopped in its first epoch
 
     def _attach_background_evaluation(self) -> None:
@@ -262,7 +265,9 @@ class TrainingRunner(Runner):
                 f"epoch, but {type(self.trainer).__name__} has {has}; set runner.background_evaluation=false"
             )
         if "fork" not in multiprocessing.get_all_start_methods():
-            print("Note: runner.background_evaluation needs fork (not available here); evaluating after each epoch")
+            logger.info(
+                "Note: runner.background_evaluation needs fork (not available here); evaluating after each epoch"
+            )
             return
         self.trainer.background_evaluation = BackgroundEvaluation(evaluator)
 
@@ -277,9 +282,9 @@ class TrainingRunner(Runner):
         stored = self.input_run.directory / wrapper.statistics_dump if self.input_run else None
         if stored is not None and stored.is_file():
             wrapper.set_normalization_statistics(wrapper.load_statistics(stored))
-            print(f"Loaded observation normalization statistics from {stored}")
+            logger.info(f"Loaded observation normalization statistics from {stored}")
         elif wrapper.missing_statistics_keys():
-            print(f"Estimating observation normalization statistics from {self.normalization_samples} samples")
+            logger.info(f"Estimating observation normalization statistics from {self.normalization_samples} samples")
         statistics = obtain_normalization_statistics(
             probe_env, n_samples=self.normalization_samples, seed=self.seeding.generate_env_instance_seed()
         )
@@ -377,14 +382,16 @@ class TrainingRunner(Runner):
         best_file = directory / STATE_DICT_FILE
         latest = self.input_run.latest_weights_for(self.trainer_class)
         if latest is None and self.input_run.is_resumed_by(self.trainer_class):
-            print(
+            logger.info(
                 f"Note: input_dir {directory} has no {LAST_STATE_DICT_FILE} (written by an older maze): resuming from "
                 f"its best model {STATE_DICT_FILE}, whose weights may be older than its optimizer state and counters"
             )
         state_dict = load_state_dict_file(latest or best_file, map_location=model.device)
         if hasattr(model, "critic") and not any(name.startswith("critic") for name in state_dict):
             model.policy.load_state_dict(state_dict)
-            print(f"Initialized the policy from input_dir {directory} (it has no critic; the critic starts fresh)")
+            logger.info(
+                f"Initialized the policy from input_dir {directory} (it has no critic; the critic starts fresh)"
+            )
         else:
             model.load_state_dict(state_dict)
             weights = (
@@ -392,7 +399,7 @@ class TrainingRunner(Runner):
                 if latest
                 else ""
             )
-            print(f"Initialized the model from input_dir {directory}{weights}")
+            logger.info(f"Initialized the model from input_dir {directory}{weights}")
         best = load_state_dict_file(best_file) if latest else model.state_dict()
         save_state_dict(best, self.run_dir / self.state_dict_dump_file)
 
@@ -424,7 +431,7 @@ class TrainingRunner(Runner):
 
         result, summary = self.train_with_summary(evaluate_then_train)
         sub_steps = f" ({result.sub_steps} sub-steps)" if result.sub_steps is not None else ""
-        print(
+        logger.info(
             f"Training stopped: {result.stop_reason}. {result.env_steps} env steps{sub_steps} "
             f"in {result.train_seconds:.1f}s "
             f"of training; best evaluation score {result.best_reward:.3f}. {outputs_note(self.run_dir, [summary.name])}"
@@ -434,7 +441,7 @@ class TrainingRunner(Runner):
     def _evaluate_input_model(self) -> None:
         """Evaluates the model of ``input_dir`` once before training (nothing without input_dir or evaluator)."""
         if self.input_run is not None and getattr(self.trainer, "evaluator", None) is not None:
-            print("Evaluating the model of input_dir before training")
+            logger.info("Evaluating the model of input_dir before training")
             self.trainer.evaluate()
 
     def train_with_summary(self, train: Callable[[], TrainingResult]) -> tuple[TrainingResult, Path]:
@@ -491,7 +498,7 @@ def _default_critic(model_config: dict[str, Any], trainer_name: str) -> dict[str
     template = isinstance(resolved, type) and issubclass(resolved, TemplateModelComposer)
     name = "template_state" if template else "flatten_concat_state"
     text = resources.files("maze.perception.conf.critic").joinpath(f"{name}.yaml").read_text()
-    print(f"{trainer_name} needs a critic and the model has none: using critic={name}")
+    logger.info(f"{trainer_name} needs a critic and the model has none: using critic={name}")
     return yaml.safe_load(text)["critic"]
 
 

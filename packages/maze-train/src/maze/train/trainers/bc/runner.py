@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +28,8 @@ from maze.train.trainers.bc.data import ImitationData
 from maze.train.trainers.bc.loss import BCLoss
 from maze.train.trainers.bc.trainer import SPLIT_SEED_STATE
 from maze.train.trainers.bc.validation import BCValidationEvaluator
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["BCRunner"]
 
@@ -103,7 +106,7 @@ class BCRunner(TrainingRunner):
         train_items, validation_items = split_items(dataset, validation_share, seed)
         files = getattr(dataset, "files", None)
         source = f" of {len(files)} trajectory files in {self.dataset_config['input_data']}" if files else ""
-        print(
+        logger.info(
             f"Behavioural cloning on {len(dataset)} recorded sub-steps{source}: {len(train_items)} for training, "
             f"{len(validation_items)} for validation"
         )
@@ -196,7 +199,7 @@ class BCRunner(TrainingRunner):
         try:
             result, summary = self.train_with_summary(lambda: self.trainer.train(n_epochs))
             samples = self.trainer.samples_trained
-            print(
+            logger.info(
                 f"Training stopped: {result.stop_reason}. {samples} samples in {result.train_seconds:.1f}s of training "
                 f"({samples / max(result.train_seconds, 1e-9):,.0f} samples/s); best score {result.best_reward:.5f}. "
                 f"{outputs_note(self.run_dir, [summary.name])}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from typing import Any, Optional
@@ -16,6 +17,8 @@ from maze.train.trainers.bc.config import BCAlgorithmConfig, build_optimizer
 from maze.train.trainers.bc.data import ImitationData, NetworkBatch
 from maze.train.trainers.bc.events import ImitationEvents, ImitationStats
 from maze.train.trainers.bc.loss import BCLoss, add_up, record_loss_output
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["BCTrainer", "DIAGNOSTICS_EVERY", "SPLIT_SEED_STATE", "build_optimizer"]
 
@@ -153,7 +156,7 @@ class BCTrainer(ResumableTrainer):
             The score: the negative validation loss, or the rollout return without validation data.
         """
         epoch = self.epochs_done if epoch is None else epoch
-        print(f"********** Epoch {epoch}: evaluation after update {self.iterations} **********")
+        logger.info(f"********** Epoch {epoch}: evaluation after update {self.iterations} **********")
         increment_log_step()
         if self.stats:  # updates since the last evaluation
             for key, parameters in self._network_parameters.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from importlib import resources
 from typing import Any, Optional
 
@@ -24,6 +25,8 @@ from maze.train.trainers.sac.demonstrations import (
     load_demonstrations,
     records_to_transitions,
 )
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["SACRunner"]
 
@@ -73,11 +76,11 @@ class SACRunner(ActorCriticRunner):
         if not model.get("critic"):
             name = "template_state_action" if template else "flatten_concat_state_action"
             text = resources.files("maze.perception.conf.critic").joinpath(f"{name}.yaml").read_text()
-            print(f"SAC needs a state-action critic and the model has none: using critic={name}")
+            logger.info(f"SAC needs a state-action critic and the model has none: using critic={name}")
             model["critic"] = yaml.safe_load(text)["critic"]
         builder = model.get("model_builder")
         if isinstance(builder, dict) and builder.get("shared_embedding_keys"):
-            print("SAC: the Q networks read the observations, not the policy's shared embeddings")
+            logger.info("SAC: the Q networks read the observations, not the policy's shared embeddings")
             model["model_builder"] = {**builder, "shared_embedding_keys": []}
         self.cfg = {**self.cfg, "model": model}
         return super()._model_composer(env)
@@ -164,7 +167,7 @@ class SACRunner(ActorCriticRunner):
             if not config.split_rollouts_into_transitions:
                 transitions = demonstration_rollouts(transitions, config.n_rollout_steps)
             workers.add_transitions([transitions])
-            print(f"Initialized the replay buffer with {len(transitions)} demonstration transitions")
+            logger.info(f"Initialized the replay buffer with {len(transitions)} demonstration transitions")
             return
         if config.initial_buffer_size == 0:
             return
@@ -176,6 +179,6 @@ class SACRunner(ActorCriticRunner):
         buffers = workers.replay_buffers.values()
         while any(len(buffer) < min(config.initial_buffer_size, buffer.buffer_size) for buffer in buffers):
             workers.collect_rollouts(batched)
-        print(
+        logger.info(
             f"Initialized the replay buffer with {workers.stored_transitions()} transitions of {type(policy).__name__}"
         )

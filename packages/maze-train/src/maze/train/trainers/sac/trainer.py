@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable, Mapping
@@ -24,6 +25,8 @@ from maze.train.trainers.sac.substeps import SubStep, sub_steps
 from maze.train.trainers.sac.twin_q import TwinQ
 from maze.train.trainers.sac.working_copies import WorkingCopies, slow_bfloat16_warning
 from maze.train.utils import delegated
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["SAC"]
 
@@ -85,7 +88,7 @@ class SAC(EpochLoopTrainer):
         self.target_critics = self.critics.copy()
         working_dtype = torch.bfloat16 if config.mixed_precision else None
         if config.mixed_precision and (warning := slow_bfloat16_warning(model.device)):
-            print(warning)
+            logger.info(warning)
         self._working_policy = WorkingCopies([self.policy], working_dtype)
         self._working_critics = WorkingCopies(self.critics.critics, working_dtype)
         self._working_targets = WorkingCopies(self.target_critics.critics, working_dtype)
