@@ -27,8 +27,10 @@ def test_env_groups_are_contiguous_and_balanced() -> None:
     assert env_groups(4, 4) == [range(i, i + 1) for i in range(4)]
 
 
-def test_the_ray_vector_env_steps_as_the_sequential_one_and_names_a_dead_actor(ray_local: Any) -> None:
-    ray_env = RayVectorEnv([CARTPOLE] * 3, RayCluster(), num_actors=2)
+def test_the_ray_vector_env_steps_as_the_sequential_one_and_stops_when_an_actor_has_no_restart_left(
+    ray_local: Any,
+) -> None:
+    ray_env = RayVectorEnv([CARTPOLE] * 3, RayCluster(max_restarts=0), num_actors=2)
     reference = SequentialVectorEnv([CARTPOLE] * 3)
     try:
         observations = [env.reset(seed=[1, 2, 3])[0]["observation"] for env in (ray_env, reference)]
@@ -40,8 +42,42 @@ def test_the_ray_vector_env_steps_as_the_sequential_one_and_names_a_dead_actor(r
             np.testing.assert_array_equal(ray_rewards, rewards)
 
         os.kill(ray_local.get(ray_env.actors[1].pid.remote()), signal.SIGKILL)
-        with pytest.raises(EnvWorkerError, match=r"Env actor 1 \(envs 2-2\) of the RayVectorEnv died during step"):
+        with pytest.raises(
+            EnvWorkerError,
+            match=r"Env actor 1 \(envs 2-2\) of the RayVectorEnv died 1 times, more than runner.max_restarts=0",
+        ):
             ray_env.step({"action": np.zeros(3, dtype=np.int64)})
+    finally:
+        ray_env.close()
+        reference.close()
+
+
+def test_a_restarted_actor_cuts_its_envs_episodes_and_the_others_step_on_unchanged(ray_local: Any) -> None:
+    ray_env = RayVectorEnv([CARTPOLE] * 3, RayCluster(max_restarts=1), num_actors=2)
+    reference = SequentialVectorEnv([CARTPOLE] * 3)
+    try:
+        for env in (ray_env, reference):
+            env.reset(seed=[1, 2, 3])
+        actions = {"action": np.zeros(3, dtype=np.int64)}
+        before = ray_env.step(actions)[0]["observation"][2].copy()
+        reference.step(actions)
+        os.kill(ray_local.get(ray_env.actors[1].pid.remote()), signal.SIGKILL)
+
+        observations, rewards, terminated, truncated, infos = ray_env.step(actions)
+        expected = reference.step(actions)
+        np.testing.assert_array_equal(observations["observation"][:2], expected[0]["observation"][:2])
+        np.testing.assert_array_equal(rewards[:2], expected[1][:2])
+        assert (rewards[2], terminated[2], truncated[2]) == (0.0, False, True)  # env 2's episode was cut, not stepped
+        assert infos[2]["final_info"] == {"env_actor_lost": True}
+        np.testing.assert_array_equal(infos[2]["final_observation"]["observation"], before)
+        assert ray_env.restarts.total == 1
+
+        for _ in range(5):  # the restarted actor's env steps on in its new episode
+            _, _, terminated, truncated, _ = ray_env.step(actions)
+            assert not truncated[2]
+        with pytest.raises(EnvWorkerError, match=r"died 2 times, more than runner.max_restarts=1"):
+            os.kill(ray_local.get(ray_env.actors[1].pid.remote()), signal.SIGKILL)
+            ray_env.step(actions)
     finally:
         ray_env.close()
         reference.close()
