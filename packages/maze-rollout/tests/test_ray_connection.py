@@ -11,6 +11,7 @@ from maze.rollout.ray_connection import (
     connection_failure,
     endpoint,
     recorded_ray_log,
+    resolve_auto,
     unreachable,
 )
 
@@ -76,3 +77,8 @@ def test_rays_client_log_is_recorded_without_printing_its_debug_records(caplog: 
     assert log == [CLIENT_REFUSAL, "Ray Client connection timed out"]
     assert [record.getMessage() for record in caplog.records] == ["Ray Client connection timed out"]
     assert logger.level == level and not logger.filters
+
+
+def test_auto_stands_for_ray_address_where_it_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAY_ADDRESS", "ray://head:10001")
+    assert resolve_auto() == "ray://head:10001"

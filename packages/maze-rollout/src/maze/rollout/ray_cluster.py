@@ -48,6 +48,7 @@ from maze.rollout._validation import checked_int
 from maze.rollout.log_notices import dropped_log_notice
 from maze.rollout.ray_connection import (
     AUTO_ADDRESS,
+    RAY_ADDRESS_VARIABLE,
     auto_notice,
     connection_failure,
     recorded_ray_log,
@@ -69,9 +70,6 @@ __all__ = [
 
 RAY_EXTRA = "maze-rollout[ray]"
 """The extra that installs Ray for the rollout runner (training runners name ``maze-train[ray]``)."""
-
-RAY_ADDRESS_VARIABLE = "RAY_ADDRESS"
-"""Environment variable with the address of the cluster to use when ``runner.ray_address`` is not set."""
 
 RAY_AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
 """Ray's logger of the token authentication set-up."""

@@ -20,6 +20,7 @@ presents one only with ``RAY_AUTH_MODE=token`` set, from ``RAY_AUTH_TOKEN``, the
 from __future__ import annotations
 
 import logging
+import os
 import re
 import socket
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from typing import Optional
 __all__ = [
     "AUTO_ADDRESS",
     "PROBE_TIMEOUT_S",
+    "RAY_ADDRESS_VARIABLE",
     "TOKEN_AUTH_HINT",
     "auto_notice",
     "connection_failure",
@@ -46,6 +48,10 @@ PROBE_TIMEOUT_S = 5.0
 """Longest wait for a TCP connection to a cluster address before ``ray.init`` is tried."""
 
 CLIENT_PREFIX = "ray://"
+
+RAY_ADDRESS_VARIABLE = "RAY_ADDRESS"
+"""Environment variable with the address of the cluster to use when ``runner.ray_address`` is not set; it also
+takes precedence over ``auto``'s look-up."""
 
 TOKEN_AUTH_HINT = (
     "the cluster uses Ray's token authentication and refused this process (no token, or the wrong one): set "
@@ -84,11 +90,16 @@ def unreachable(address: str, timeout: float = PROBE_TIMEOUT_S) -> Optional[str]
 
 
 def resolve_auto() -> str:
-    """The cluster address ``auto`` stands for, found as ``ray.init`` would find it (Ray's own look-up).
+    """The cluster address ``auto`` stands for, found as ``ray.init`` would find it.
+
+    ``RAY_ADDRESS`` first (any address, ``ray://`` included), else Ray's own look-up: the address
+    the last ``ray start`` recorded, else a running Ray of this machine.
 
     Raises:
         ConnectionError: No running Ray was found.
     """
+    if os.environ.get(RAY_ADDRESS_VARIABLE):
+        return os.environ[RAY_ADDRESS_VARIABLE]
     from ray._private.services import canonicalize_bootstrap_address
 
     address = canonicalize_bootstrap_address(AUTO_ADDRESS)
