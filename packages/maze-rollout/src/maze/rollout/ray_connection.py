@@ -47,7 +47,8 @@ AUTO_ADDRESS = "auto"
 PROBE_TIMEOUT_S = 5.0
 """Longest wait for a TCP connection to a cluster address before ``ray.init`` is tried."""
 
-CLIENT_PREFIX = "ray://"
+_CLIENT_PREFIX = "ray://"
+"""The scheme of an address served by Ray's client server (on the head node, port 10001 by default)."""
 
 RAY_ADDRESS_VARIABLE = "RAY_ADDRESS"
 """Environment variable with the address of the cluster to use when ``runner.ray_address`` is not set; it also
@@ -172,7 +173,7 @@ def connection_failure(address: str, error: BaseException, log: list[str]) -> st
     reason = f"{type(error).__name__}: {' '.join(str(error).split())}"
     if len(reason) > _SHOWN_REASONS:
         reason = reason[: _SHOWN_REASONS - 3] + "..."
-    if address.startswith(CLIENT_PREFIX):
+    if address.startswith(_CLIENT_PREFIX):
         reason += (
             "; is the head node's Ray client server (ray start --head, port 10001 by default) reachable from here?"
         )
