@@ -32,11 +32,21 @@ def run_maze(
 
     The process gets neither ``RAY_ADDRESS`` nor ``RAY_AUTH_MODE``, as on a user's machine.
     """
-    maze_run = shutil.which("maze-run", path=str(Path(sys.executable).parent))
-    assert maze_run, "the maze-run console script is not installed"
-    environment = {key: value for key, value in os.environ.items() if key not in ("RAY_ADDRESS", "RAY_AUTH_MODE")}
-    environment.update(OMP_NUM_THREADS="1", RAY_USAGE_STATS_ENABLED="0")
-    command = [maze_run, "-cn", config_name, *overrides, "runner.ray_init={num_cpus: 2}", "hydra.run.dir=run"]
-    result = subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout)
+    result = maze_run(config_name, (*overrides, "runner.ray_init={num_cpus: 2}"), cwd, timeout=timeout)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result
+
+
+def maze_run(
+    config_name: str, overrides: tuple[str, ...], cwd: Path, timeout: float = 400, **environment: str
+) -> subprocess.CompletedProcess:
+    """Runs ``maze-run -cn config_name overrides`` in ``cwd`` and returns it, whatever its exit code.
+
+    The process gets ``environment`` but neither ``RAY_ADDRESS`` nor ``RAY_AUTH_MODE`` of the tests' own.
+    """
+    executable = shutil.which("maze-run", path=str(Path(sys.executable).parent))
+    assert executable, "the maze-run console script is not installed"
+    variables = {key: value for key, value in os.environ.items() if key not in ("RAY_ADDRESS", "RAY_AUTH_MODE")}
+    variables.update(OMP_NUM_THREADS="1", RAY_USAGE_STATS_ENABLED="0", **environment)
+    command = [executable, "-cn", config_name, *overrides, "hydra.run.dir=run"]
+    return subprocess.run(command, cwd=cwd, env=variables, capture_output=True, text=True, timeout=timeout)

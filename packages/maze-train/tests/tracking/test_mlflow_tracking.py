@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -120,6 +122,36 @@ def test_a_resumed_run_continues_the_same_mlflow_run(tmp_path: Path) -> None:
     assert run.data.tags["maze.run_dir"] == str(tmp_path / "resumed")
     assert run.data.params["input_dir"] == ""  # parameters keep the values of the run's start
     assert [step for step, _ in metric_histories(client, run_id)[TRAIN_MEAN]] == [STEPS_PER_EPOCH, 2 * STEPS_PER_EPOCH]
+
+
+def epochs_in_store(database: Path) -> set[int]:
+    """The epochs whose metrics an MLflow SQLite store holds now (read-only; none while it does not exist)."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10)) as store:
+            return {int(value) for (value,) in store.execute("SELECT value FROM metrics WHERE key = 'epoch'")}
+    except sqlite3.Error:  # no store yet, or its tables are still being created
+        return set()
+
+
+def test_the_first_epochs_metrics_reach_the_store_before_the_second_epoch_ends(tmp_path: Path) -> None:
+    # epochs of about 3 s (100 updates): the tracking process connects (imports MLflow, creates the store) during the
+    # job's start-up and the first epoch, and then writes each epoch's metrics as they come
+    long_epochs = ("algorithm.n_epochs=2", "algorithm.epoch_length=100")
+    command = [executable("maze-run"), *TINY_PPO, *long_epochs, "logger=mlflow", "hydra.run.dir=run"]
+    job = subprocess.Popen(
+        command, cwd=tmp_path, env=job_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    output, epochs_ended, in_store = "", 0, set()
+    for line in job.stdout:
+        output += line
+        if line.startswith("Time required for epoch"):
+            epochs_ended += 1
+            if epochs_ended == 2:  # the second epoch has just ended
+                in_store = epochs_in_store(tmp_path / "outputs" / "mlflow.db")
+    output += job.communicate(timeout=600)[0]
+    assert job.returncode == 0, output[-3000:]
+    assert epochs_ended == 2 and 1 in in_store, (epochs_ended, in_store, output[-300:])
+    assert WARNING not in output
 
 
 def test_an_unusable_store_gives_one_warning_and_the_training_finishes(tmp_path: Path) -> None:

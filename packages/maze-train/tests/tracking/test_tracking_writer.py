@@ -1,20 +1,26 @@
-"""The tracking writer on its own: run status, steps, the missing extra, names and parameters."""
+"""The tracking writer on its own: run status, steps, a failing store, the missing extra, names and parameters."""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import sqlite3
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from maze.env.errors import ConfigurationError
 from maze.env.log_stats.log_stats import LogStatsKey
 from maze.train.tracking import TrackedRun, TrackingWriter, start_tracking
 from maze.train.tracking.process import claim, prestart
+from maze.train.tracking.protocol import read_tracked_run_id
 from maze.train.tracking.run_info import flatten_params, metric_name
 from mlflow.tracking import MlflowClient
-from tracking_support import metric_histories
+from tracking_support import WARNING, metric_histories
 
 REWARD = LogStatsKey("BaseEnvEvents", "reward", "mean")
+TRAIN_REWARD = "train_BaseEnvEvents/reward/mean"
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +42,44 @@ def finished_run(store: str, experiment: str) -> tuple[str, dict]:
     return run.info.status, metric_histories(client, run.info.run_id)
 
 
+def close_while(writer: TrackingWriter, error: Optional[BaseException]) -> None:
+    """Closes ``writer`` as a runner's ``finally`` does: while ``error`` propagates (None: after a clean end)."""
+    if error is None:
+        writer.close()
+        return
+    try:
+        raise error
+    except BaseException:
+        writer.close()
+
+
+@pytest.fixture(scope="module")
+def empty_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The database file of a new SQLite store (its tables created), for tests to copy."""
+    path = tmp_path_factory.mktemp("empty_store") / "mlflow.db"
+    MlflowClient(f"sqlite:///{path}").search_experiments()
+    return path
+
+
+def refusing_store(empty_store: Path, directory: Path, table: str, when: str = "1") -> str:
+    """A new SQLite store in ``directory`` whose ``table`` refuses rows as a full disk would.
+
+    Args:
+        empty_store: The database file to copy.
+        directory: Where the store goes.
+        table: The table that refuses rows.
+        when: Which rows it refuses (SQL on ``NEW``; default: all).
+    """
+    path = Path(shutil.copy(empty_store, directory / "mlflow.db"))
+    with contextlib.closing(sqlite3.connect(path)) as database:
+        database.execute(
+            f"CREATE TRIGGER refuse BEFORE INSERT ON {table} WHEN {when} "
+            "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+        database.commit()
+    return f"sqlite:///{path}"
+
+
 @pytest.mark.parametrize(
     ("error", "status"), [(None, "FINISHED"), (RuntimeError("boom"), "FAILED"), (KeyboardInterrupt(), "KILLED")]
 )
@@ -45,13 +89,7 @@ def test_the_run_status_follows_the_exception_being_handled_at_close(
     writer = tracked_writer(store, tmp_path, experiment=status)
     writer.write("train", 1, {REWARD: 1.5, LogStatsKey("BaseEnvEvents", "reward", "histogram"): [1, 2, 3]})
     writer.write("eval", 1, {REWARD: 2.5})
-    if error is None:
-        writer.close()
-    else:
-        try:
-            raise error
-        except BaseException:
-            writer.close()  # what a runner's `finally` does while the error propagates
+    close_while(writer, error)
     assert not writer.warned
     assert finished_run(store, status) == (
         status,
@@ -61,6 +99,35 @@ def test_the_run_status_follows_the_exception_being_handled_at_close(
             "epoch": [(100, 1.0)],
         },
     )
+
+
+@pytest.mark.parametrize(("error", "status"), [(None, "FAILED"), (KeyboardInterrupt(), "KILLED")])
+def test_a_store_that_fills_mid_run_ends_the_run_failed_or_killed_with_one_warning(
+    empty_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], error: Optional[BaseException], status: str
+) -> None:
+    store = refusing_store(empty_store, tmp_path, "metrics", when="NEW.step >= 200")  # full from the second epoch on
+    (tmp_path / "run").mkdir()
+    writer = tracked_writer(store, tmp_path / "run", experiment="full")
+    for epoch in (1, 2, 3):
+        writer.write("train", epoch, {REWARD: epoch + 0.5})
+    close_while(writer, error)
+    assert writer.warned
+    warnings = capsys.readouterr().err
+    assert warnings.count(WARNING) == 1 and "database or disk is full" in warnings, warnings
+    assert finished_run(store, "full") == (status, {TRAIN_REWARD: [(100, 1.5)], "epoch": [(100, 1.0)]})
+
+
+def test_the_tracked_run_id_is_recorded_before_the_first_upload(empty_store: Path, tmp_path: Path) -> None:
+    store = refusing_store(empty_store, tmp_path, "params")  # the first upload (the parameters) fails
+    (tmp_path / "run").mkdir()
+    writer = tracked_writer(store, tmp_path / "run", experiment="no-parameters")
+    writer.write("train", 1, {REWARD: 1.5})
+    writer.close()
+    assert writer.warned
+    client = MlflowClient(store)
+    (run,) = client.search_runs([client.get_experiment_by_name("no-parameters").experiment_id])
+    assert read_tracked_run_id(tmp_path / "run", "mlflow") == run.info.run_id  # a resume continues this run
+    assert (run.info.status, run.data.params) == ("FAILED", {})
 
 
 def test_the_writer_of_a_run_claims_the_process_prestarted_for_it_and_lets_others_go(

@@ -46,6 +46,15 @@ from maze.env.utils.factory import to_plain_config
 from maze.env.utils.install_hints import pip_install_command
 from maze.rollout._validation import checked_int
 from maze.rollout.log_notices import dropped_log_notice
+from maze.rollout.ray_connection import (
+    AUTO_ADDRESS,
+    RAY_ADDRESS_VARIABLE,
+    auto_notice,
+    connection_failure,
+    recorded_ray_log,
+    resolve_auto,
+    unreachable,
+)
 
 __all__ = [
     "RAY_ADDRESS_VARIABLE",
@@ -61,9 +70,6 @@ __all__ = [
 
 RAY_EXTRA = "maze-rollout[ray]"
 """The extra that installs Ray for the rollout runner (training runners name ``maze-train[ray]``)."""
-
-RAY_ADDRESS_VARIABLE = "RAY_ADDRESS"
-"""Environment variable with the address of the cluster to use when ``runner.ray_address`` is not set."""
 
 RAY_AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
 """Ray's logger of the token authentication set-up."""
@@ -183,9 +189,13 @@ class RayCluster:
         the block connects (starting a local Ray if no cluster is named) and disconnects at
         its end, which also stops a Ray it started, so no Ray process outlives the run.
 
+        ``auto`` is resolved first and, like any cluster address, probed (see
+        :mod:`maze.rollout.ray_connection`): a failure is one line naming its cause (nothing
+        answers, the token, ``auto``'s find); joining a cluster through ``auto`` prints its address.
+
         Raises:
             RayNotInstalledError: Ray is not installed.
-            ConfigurationError: ``ray.init`` refused the address or the arguments.
+            ConfigurationError: ``ray.init`` refused the address or the arguments, or could not connect.
         """
         ray = self.require_ray()
         if ray.is_initialized():
@@ -193,21 +203,60 @@ class RayCluster:
             yield ray
             return
         arguments = self.init_arguments()
+        requested = arguments["address"]
+        if requested == AUTO_ADDRESS:
+            arguments["address"] = self._auto_address()
         self._job_runtime_env = True
+        self._check_reachable(arguments["address"], requested)
         try:
             # A new local Ray enables token authentication (Ray's secure default, unless RAY_AUTH_MODE says otherwise)
             # and logs a warning that it did: a notice, not a problem, which every run starting a local Ray would print.
-            with dropped_log_notice(RAY_AUTH_LOGGER, RAY_AUTH_NOTICE):
+            with dropped_log_notice(RAY_AUTH_LOGGER, RAY_AUTH_NOTICE), recorded_ray_log() as log:
                 ray.init(**arguments)
-        except (ConnectionError, ValueError, TypeError, RuntimeError) as error:
-            raise ConfigurationError(
-                f"{self.component} could not connect to Ray at {arguments['address']!r} ({type(error).__name__}: "
-                f"{error}); check runner.ray_address (or {RAY_ADDRESS_VARIABLE}) and runner.ray_init"
-            ) from None
+        except Exception as error:  # whatever Ray raises (ConnectionError, AuthenticationError, ...): one line
+            cause = connection_failure(arguments["address"], error, log)
+            raise ConfigurationError(self._cannot_connect(arguments["address"], requested, cause)) from None
+        if requested == AUTO_ADDRESS:
+            print(auto_notice(arguments["address"]), flush=True)
         try:
             yield ray
         finally:
             ray.shutdown()
+
+    def _auto_address(self) -> str:
+        """The cluster ``auto`` finds (see :func:`~maze.rollout.ray_connection.resolve_auto`).
+
+        Raises:
+            ConfigurationError: It finds none.
+        """
+        try:
+            return resolve_auto()
+        except (ConnectionError, ValueError) as error:
+            raise ConfigurationError(
+                f"{self.component}: runner.ray_address=auto found no running Ray cluster ({error}); name the cluster's "
+                "address, or leave runner.ray_address unset (null) to start a local Ray"
+            ) from None
+
+    def _check_reachable(self, address: str, requested: str) -> None:
+        """Fails at once, instead of after Ray's long retries, when nothing answers at a cluster address.
+
+        Raises:
+            ConfigurationError: Nothing accepted a connection within ``PROBE_TIMEOUT_S``.
+        """
+        problem = unreachable(address)
+        if problem is not None:
+            cause = f"nothing answers at {address} ({problem})"
+            raise ConfigurationError(self._cannot_connect(address, requested, cause))
+
+    def _cannot_connect(self, address: str, requested: str, cause: str) -> str:
+        """The one-line message of a failed connection to ``address`` (``requested``: what the config said)."""
+        if requested == AUTO_ADDRESS:
+            where = f"the Ray cluster at {address}, which runner.ray_address=auto found and this run did not start"
+            advice = "leave runner.ray_address unset (null) to start a Ray of this run's own, or name the cluster"
+        else:
+            where = f"Ray at {address!r}"
+            advice = f"check runner.ray_address (or {RAY_ADDRESS_VARIABLE}) and runner.ray_init"
+        return f"{self.component} could not connect to {where}: {cause}; {advice}"
 
     def actor_options(self, **options: Any) -> dict[str, Any]:
         """``ray.remote(...).options`` of an actor of this runner: restarts, runtime env and ``options``.

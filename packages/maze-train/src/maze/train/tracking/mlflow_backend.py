@@ -3,7 +3,8 @@
 Uses MLflow's ``MlflowClient`` (extra ``maze-train[mlflow]``): one MLflow run per training
 run in the experiment ``experiment_name``, the resolved config as parameters, the statistics
 as metrics at the env-step count, the run directory's results as artifacts and the end as
-the run status (``FINISHED``, ``FAILED``, ``KILLED`` for an interrupted run). The trained policy
+the run status (``FINISHED``, ``FAILED``, ``KILLED`` for an interrupted run; a run the store
+stops taking midway ends ``FAILED`` where the store still takes that). The trained policy
 is logged as an MLflow model (pyfunc flavour, ``runs:/<run id>/policy``, see
 :mod:`maze.train.tracking.mlflow_model`) that ``mlflow models serve`` and the registry take.
 
@@ -107,8 +108,8 @@ class MLflowBackend:
             params = {key: value for key, value in params.items() if key not in resumed.data.params}
         else:
             self.run_id = self.client.create_run(experiment_id, run_name=run["name"]).info.run_id
+        write_tracked_run_id(self.run_dir, NAME, self.run_id, tracking_uri=self.tracking_uri)  # before any upload
         self._log_batch(params=params, tags=tags)
-        write_tracked_run_id(self.run_dir, NAME, self.run_id, tracking_uri=self.tracking_uri)
 
     def log_metrics(self, step: int, epoch: int, time_ms: int, values: dict[str, float]) -> None:
         """Logs ``values`` at ``step`` (the env-step count), with the epoch the first time the step comes."""
@@ -123,7 +124,12 @@ class MLflowBackend:
         self._log_model()
         if objective is not None:
             self._log_batch(metrics={"objective": objective}, step=step, time_ms=int(time.time() * 1000))
-        self.client.set_terminated(self.run_id, _STATUS[status])
+        self.end(status)
+
+    def end(self, status: str) -> None:
+        """Ends the run (if one was created) as ``status`` without uploading anything more, and the sweep parent's."""
+        if self.run_id:
+            self.client.set_terminated(self.run_id, _STATUS[status])
         if self.parent_id is not None:
             self.client.set_terminated(self.parent_id, "FINISHED")
 

@@ -129,10 +129,10 @@ class TrackingProcess:
             pass
 
     def _restore_priority(self) -> None:
-        """Gives the process (nice 19 while the training ran) this process's priority, where the system allows.
+        """Gives the process (niced once its run started) this process's priority, where the system allows.
 
         Raising a priority needs ``CAP_SYS_NICE`` or a high enough ``RLIMIT_NICE``; without them it
-        finishes at nice 19.
+        finishes at its lowered priority.
         """
         try:
             os.setpriority(os.PRIO_PROCESS, self.popen.pid, os.getpriority(os.PRIO_PROCESS, 0))

@@ -12,6 +12,8 @@ sweep; a resumed run continues its W&B run (``resume="allow"``).
 
 from __future__ import annotations
 
+import secrets
+import string
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
@@ -26,6 +28,8 @@ STEP_METRIC = "step"
 """The x axis of every logged statistic: the env-step count (the epoch for trainers without env steps)."""
 
 _EXIT_CODES = {"finished": 0, "failed": 1, "interrupted": 130}
+
+_ID_CHARACTERS = string.ascii_lowercase + string.digits
 
 
 class WandbBackend:
@@ -51,13 +55,15 @@ class WandbBackend:
         run_dir = Path(run["run_dir"])
         sweep = run.get("sweep")
         resume_id = run.get("resume_id")
+        run_id = resume_id or _new_run_id()
+        write_tracked_run_id(run_dir, NAME, run_id, project=self.project, mode=self.mode)  # before any upload
         self.run = wandb.init(
             project=self.project,
             entity=self.entity,
             mode=self.mode,
             dir=str(run_dir),
             name=run["name"],
-            id=resume_id,
+            id=run_id,
             resume="allow" if resume_id else None,
             group=f"sweep {Path(sweep['dir']).name}" if sweep else None,
             job_type="sweep-job" if sweep else "train",
@@ -70,7 +76,6 @@ class WandbBackend:
             self.run.config.update({"sweep.job": sweep["job"], "sweep.overrides": sweep["overrides"]})
         self.run.define_metric(STEP_METRIC)
         self.run.define_metric("*", step_metric=STEP_METRIC)
-        write_tracked_run_id(run_dir, NAME, self.run.id, project=self.project, mode=self.mode)
 
     def log_metrics(self, step: int, epoch: int, time_ms: int, values: dict[str, float]) -> None:
         """Logs one history row: ``values`` with ``step`` (the env-step count) and ``epoch``."""
@@ -87,4 +92,14 @@ class WandbBackend:
             self.run.log_artifact(artifact)
         if objective is not None:
             self.run.summary["objective"] = objective
-        self.run.finish(exit_code=_EXIT_CODES[status])
+        self.end(status)
+
+    def end(self, status: str) -> None:
+        """Ends the run (if one was started) with the exit code of ``status``, without logging anything more."""
+        if self.run is not None:
+            self.run.finish(exit_code=_EXIT_CODES[status])
+
+
+def _new_run_id() -> str:
+    """A new W&B run id: 8 random lowercase letters and digits (chosen here, so it is recorded before ``wandb.init``)."""
+    return "".join(secrets.choice(_ID_CHARACTERS) for _ in range(8))
