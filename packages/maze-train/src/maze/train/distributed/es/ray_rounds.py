@@ -5,7 +5,8 @@ sends it with each request, so a restarted worker, a new process, plays the very
 one would have played: a worker killed and restarted changes nothing in training.
 
 A worker is *down* from its start, and from a call that failed because it died, until it
-delivers. A round waits for a down worker until it has been down ``restart_timeout_s``; then
+delivers; the clock of the workers still starting starts again when the first worker delivers
+(the workers build their envs side by side, so the time that takes does not count). A round waits for a down worker until it has been down ``restart_timeout_s``; then
 the worker is left *out*: the round finishes with the others (its results depend only on
 which workers delivered), and every later round checks, without waiting, whether the worker
 came back (Ray restarts it as soon as the cluster has room). When no worker is left, the run
@@ -55,6 +56,7 @@ class ESRayRounds:
         self.positions = [0] * n_workers
         """The stream position of each worker: the number of its pairs that reached a round."""
         self.down_since = dict.fromkeys(range(n_workers), time.monotonic())
+        self._starting = set(range(n_workers))  # workers that never delivered
         self.out: dict[Call, tuple[int, int]] = {}
         """The outstanding call of each worker left out -> (the worker, its restart generation)."""
 
@@ -124,6 +126,9 @@ class ESRayRounds:
             raise EnvWorkerError(f"ES worker {worker} failed; training stopped. {error}") from None
         self.restarts.delivered(worker, incarnation)
         self.down_since.pop(worker, None)
+        if len(self._starting) == len(self.positions):  # the first reply of the run: the cluster starts workers
+            self.down_since.update(dict.fromkeys(self._starting - {worker}, time.monotonic()))
+        self._starting.discard(worker)
         return True, result
 
     def _overdue(self, worker: int) -> bool:
