@@ -42,8 +42,8 @@ class RayBackend(SubprocessBackend):
         num_cpus_per_actor: CPUs Ray reserves for each actor.
         env_actors: Ray actors holding the training envs of A2C/PPO (0: one per CPU of the
             cluster, divided by ``num_cpus_per_actor``).
-        restart_timeout_s: How long an ES round waits for a worker that is starting or
-            restarting; then the round goes on without it (the run stops when no worker is left).
+        restart_timeout_s: How long an ES round waits for a worker that Ray restarts after its
+            process or node died; then the round goes on without it (the run stops when no worker is left).
         start_method: Start method of evaluation envs in worker processes (see :class:`SubprocessBackend`).
     """
 

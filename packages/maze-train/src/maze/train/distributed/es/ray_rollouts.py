@@ -169,8 +169,8 @@ class ESRayDistributedRollouts(ESDistributedRollouts):
         seeds: One seed per worker.
         cluster: Where and how to run on Ray.
         num_cpus_per_worker: CPUs Ray reserves for each worker.
-        restart_timeout_s: How long a round waits for a worker that is starting or restarting
-            before it goes on without it (``runner.restart_timeout_s``).
+        restart_timeout_s: How long a round waits for a worker that Ray restarts (or that still
+            starts when another runs) before it goes on without it (``runner.restart_timeout_s``).
     """
 
     def __init__(

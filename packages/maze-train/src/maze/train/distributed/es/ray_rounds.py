@@ -4,10 +4,11 @@ The driver keeps every worker's stream position (how many of its pairs reached a
 sends it with each request, so a restarted worker, a new process, plays the very pair the lost
 one would have played: a worker killed and restarted changes nothing in training.
 
-A worker is *down* from its start, and from a call that failed because it died, until it
-delivers; the clock of the workers still starting starts again when the first worker delivers
-(the workers build their envs side by side, so the time that takes does not count). A round waits for a down worker until it has been down ``restart_timeout_s``; then
-the worker is left *out*: the round finishes with the others (its results depend only on
+A worker is *down* from a call that failed because it died until it delivers again, and so is
+a worker still starting once the first worker of the run delivered (before that, while the
+cluster starts the workers, e.g. installs their runtime environment, a notice every
+``restart_timeout_s`` says that none runs yet and what a worker needs). A round waits for a down
+worker until it has been down ``restart_timeout_s``; then the worker is left *out*: the round finishes with the others (its results depend only on
 which workers delivered), and every later round checks, without waiting, whether the worker
 came back (Ray restarts it as soon as the cluster has room). When no worker is left, the run
 stops with one :class:`~maze.env.errors.EnvWorkerError` that names what a worker needs and what
@@ -37,7 +38,7 @@ class ESRayRounds:
         ray: The connected ``ray`` module.
         n_workers: The workers.
         restarts: Counts the workers' deaths (and stops the run after too many).
-        restart_timeout_s: How long a round waits for a worker that is starting or restarting.
+        restart_timeout_s: How long a round waits for a worker that is down (see the module docs).
         capacity: What a worker needs and what the cluster has free, for messages.
     """
 
@@ -55,8 +56,10 @@ class ESRayRounds:
         self.capacity = capacity
         self.positions = [0] * n_workers
         """The stream position of each worker: the number of its pairs that reached a round."""
-        self.down_since = dict.fromkeys(range(n_workers), time.monotonic())
-        self._starting = set(range(n_workers))  # workers that never delivered
+        self.down_since: dict[int, float] = {}
+        """Since when each down worker is down (see the module docs)."""
+        self._starting = set(range(n_workers))  # the workers that never delivered
+        self._next_notice = time.monotonic() + restart_timeout_s  # of the wait for the first worker
         self.out: dict[Call, tuple[int, int]] = {}
         """The outstanding call of each worker left out -> (the worker, its restart generation)."""
 
@@ -78,6 +81,7 @@ class ESRayRounds:
             ready, _ = self.ray.wait(list(calls), num_returns=1, timeout=self._patience(calls))
             if not ready:
                 self._leave_out_overdue(calls)
+                self._notice_none_started()
                 continue
             worker, generation = calls.pop(ready[0])
             delivered, result = self._reply(ready[0], worker, generation)
@@ -126,8 +130,9 @@ class ESRayRounds:
             raise EnvWorkerError(f"ES worker {worker} failed; training stopped. {error}") from None
         self.restarts.delivered(worker, incarnation)
         self.down_since.pop(worker, None)
-        if len(self._starting) == len(self.positions):  # the first reply of the run: the cluster starts workers
-            self.down_since.update(dict.fromkeys(self._starting - {worker}, time.monotonic()))
+        if self._none_started():  # the first reply: the cluster can start workers, the others' clocks run
+            now = time.monotonic()
+            self.down_since.update({other: self.down_since.get(other, now) for other in self._starting - {worker}})
         self._starting.discard(worker)
         return True, result
 
@@ -135,10 +140,25 @@ class ESRayRounds:
         since = self.down_since.get(worker)
         return since is not None and time.monotonic() - since >= self.restart_timeout_s
 
+    def _none_started(self) -> bool:
+        return len(self._starting) == len(self.positions)
+
     def _patience(self, calls: dict[Call, tuple[int, int]]) -> Optional[float]:
-        """Seconds until the first down worker of ``calls`` is overdue (None: all run, wait for them)."""
+        """Seconds until a down worker of ``calls`` is overdue or the next notice is due (None: wait for all)."""
         deadlines = [self.down_since[w] + self.restart_timeout_s for w, _ in calls.values() if w in self.down_since]
+        if self._none_started():
+            deadlines.append(self._next_notice)
         return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+
+    def _notice_none_started(self) -> None:
+        """Says every ``restart_timeout_s`` that no worker runs yet while the first is awaited."""
+        if self._none_started() and time.monotonic() >= self._next_notice:
+            self._next_notice += self.restart_timeout_s
+            print(
+                f"No ES worker runs yet ({self.capacity()}); waiting while Ray starts them (it places a worker when "
+                "the cluster has room, after installing its runtime_env)",
+                flush=True,
+            )
 
     def _leave_out_overdue(self, calls: dict[Call, tuple[int, int]]) -> None:
         """Moves the calls of overdue workers out of the round (each stays the worker's outstanding call)."""
@@ -149,9 +169,8 @@ class ESRayRounds:
 
     def _nobody_left(self) -> str:
         return (
-            f"no ES worker is running: ES workers {', '.join(map(str, self.out_workers()))} did not run within "
-            f"runner.restart_timeout_s={self.restart_timeout_s:g} s of their start or death ({self.capacity()}); the "
-            "run stopped. Add nodes or CPUs to the cluster, lower runner.num_cpus_per_actor, or raise "
+            f"no ES worker is running: ES workers {', '.join(map(str, self.out_workers()))} did not run again within "
+            f"runner.restart_timeout_s={self.restart_timeout_s:g} s ({self.capacity()}); the run stopped. Add nodes or CPUs to the cluster, lower runner.num_cpus_per_actor, or raise "
             "runner.restart_timeout_s if the nodes take longer to start a worker"
         )
 
