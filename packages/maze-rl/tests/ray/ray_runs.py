@@ -64,7 +64,7 @@ def _wait_for_a_new_process(ray: Any, actor: Any, old_pid: int, timeout_s: float
 def finished_within(seconds: float, run: Callable[[], Any], meanwhile: Callable[[], Any] = lambda: None) -> Any:
     """Calls ``run()`` in a thread and returns its result (or raises its exception); fails if it hangs past ``seconds``.
 
-    ``meanwhile()`` is called in this thread while ``run()`` runs (e.g. to add a cluster node, which needs the main thread).
+    ``meanwhile()`` is called in this thread while ``run()`` runs (e.g. adding a cluster node needs the main thread).
     """
     outcome: dict[str, Any] = {}
 

@@ -31,7 +31,7 @@ class WorkerRaised(Exception):
 
 
 class FakeCall:
-    """A call of ``worker``: it fails (``died``) or answers ``(incarnation, (worker, position))`` once the worker runs."""
+    """A call of ``worker``: it fails (``died``) or answers ``(incarnation, (worker, position))`` once it runs."""
 
     def __init__(self, ray: FakeRay, worker: int, position: Optional[int], died: bool = False) -> None:
         self.ray, self.worker, self.position, self.died = ray, worker, position, died
@@ -41,7 +41,7 @@ class FakeCall:
 
 
 class FakeRay:
-    """Just enough of ``ray`` for ESRayRounds; ``states[w]`` is ``runs``, ``died`` or ``starts`` (see the module docs)."""
+    """Just enough of ``ray`` for ESRayRounds; ``states[w]``: ``runs``, ``died`` or ``starts`` (see the module docs)."""
 
     class exceptions:  # noqa: N801  # the name of ray's module
         RayActorError = WorkerDied

@@ -64,7 +64,7 @@ class NoiseTableHolder:
 
 
 class NoiseTableDirectory:
-    """A Ray actor that hands every worker its factory and the noise table of its node (built on a node's first request).
+    """A Ray actor that hands every worker its factory and its node's noise table (built on the node's first request).
 
     It runs on the learner's node without restarts: it lives as long as the run.
 

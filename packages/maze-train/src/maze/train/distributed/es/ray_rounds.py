@@ -7,12 +7,13 @@ one would have played: a worker killed and restarted changes nothing in training
 A worker is *down* from a call that failed because it died until it delivers again, and so is
 a worker still starting once the first worker of the run delivered (before that, while the
 cluster starts the workers, e.g. installs their runtime environment, a notice every
-``restart_timeout_s`` says that none runs yet and what a worker needs). A round waits for a down
-worker until it has been down ``restart_timeout_s``; then the worker is left *out*: the round finishes with the others (its results depend only on
-which workers delivered), and every later round checks, without waiting, whether the worker
-came back (Ray restarts it as soon as the cluster has room). When no worker is left, the run
-stops with one :class:`~maze.env.errors.EnvWorkerError` that names what a worker needs and what
-the cluster has free.
+``restart_timeout_s`` says that none runs yet and what a worker needs). A round waits for a
+down worker until it has been down ``restart_timeout_s``; then the worker is left *out*: the
+round finishes with the others (its results depend only on which workers delivered), and every
+later round checks, without waiting, whether the worker came back (Ray restarts it as soon as
+the cluster has room). When no worker is left, the run stops with one
+:class:`~maze.env.errors.EnvWorkerError` that names what a worker needs and what the cluster
+has free.
 """
 
 from __future__ import annotations
@@ -170,8 +171,9 @@ class ESRayRounds:
     def _nobody_left(self) -> str:
         return (
             f"no ES worker is running: ES workers {', '.join(map(str, self.out_workers()))} did not run again within "
-            f"runner.restart_timeout_s={self.restart_timeout_s:g} s ({self.capacity()}); the run stopped. Add nodes or CPUs to the cluster, lower runner.num_cpus_per_actor, or raise "
-            "runner.restart_timeout_s if the nodes take longer to start a worker"
+            f"runner.restart_timeout_s={self.restart_timeout_s:g} s ({self.capacity()}); the run stopped. Add nodes "
+            "or CPUs to the cluster, lower runner.num_cpus_per_actor, or raise runner.restart_timeout_s if the nodes "
+            "take longer to start a worker"
         )
 
     def degraded_notice(self) -> str:
@@ -181,6 +183,7 @@ class ESRayRounds:
             return ""
         return (
             f"Warning: ES trains with {len(self.positions) - len(out)} of {len(self.positions)} workers: ES worker(s) "
-            f"{', '.join(map(str, out))} did not come back within runner.restart_timeout_s={self.restart_timeout_s:g} s "
-            f"({self.capacity()}); each rejoins when Ray has restarted it"
+            f"{', '.join(map(str, out))} did not come back within "
+            f"runner.restart_timeout_s={self.restart_timeout_s:g} s ({self.capacity()}); each rejoins when Ray has "
+            "restarted it"
         )
