@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -58,6 +59,29 @@ def _wait_for_a_new_process(ray: Any, actor: Any, old_pid: int, timeout_s: float
         except ray.exceptions.RayActorError:  # sent before Ray saw the death, or while it restarts
             time.sleep(0.2)
     raise AssertionError(f"Ray did not restart the killed actor within {timeout_s} s")
+
+
+def finished_within(seconds: float, run: Callable[[], Any], meanwhile: Callable[[], Any] = lambda: None) -> Any:
+    """Calls ``run()`` in a thread and returns its result (or raises its exception); fails if it hangs past ``seconds``.
+
+    ``meanwhile()`` is called in this thread while ``run()`` runs (e.g. adding a cluster node needs the main thread).
+    """
+    outcome: dict[str, Any] = {}
+
+    def call() -> None:
+        try:
+            outcome["result"] = run()
+        except BaseException as error:  # re-raised in the test's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    meanwhile()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"the run did not finish within {seconds} s: it hangs"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
 
 
 def set_up_job(root: str, overrides: Sequence[str], run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Any:

@@ -63,6 +63,7 @@ __all__ = [
     "RayCluster",
     "RayNotInstalledError",
     "actor_start_failure",
+    "cpu_capacity",
     "import_ray",
     "new_incarnation",
     "node_id",
@@ -121,6 +122,18 @@ def actor_start_failure(what: str, error: Exception) -> str:
         f"{what} could not be started on its Ray node; the run stopped. If the traceback below names a module of "
         f"yours that the node lacks, ship it with runner.runtime_env (py_modules or working_dir).\n{error}"
     )
+
+
+def cpu_capacity(ray: ModuleType, num_cpus: float) -> str:
+    """What an actor needs and what the cluster has free, e.g. ``each needs 1 CPU; the cluster has 0 of 2 CPUs free``.
+
+    Args:
+        ray: The connected ``ray`` module.
+        num_cpus: The CPUs Ray reserves for the actor.
+    """
+    free = ray.available_resources().get("CPU", 0.0)
+    total = ray.cluster_resources().get("CPU", 0.0)
+    return f"each needs {num_cpus:g} CPU; the cluster has {free:g} of {total:g} CPUs free"
 
 
 def node_id() -> str:

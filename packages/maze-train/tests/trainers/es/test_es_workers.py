@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from es_test_support import CARTPOLE, es_job_config, set_up_es, shm_mappings, status_kib
+from es_test_support import CARTPOLE, NOISE_TABLE_SIZE, es_job_config, set_up_es, shm_mappings, status_kib
 from maze.env.errors import EnvWorkerError, MazeError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.perception.models.spaces_config import SpacesConfig
@@ -108,3 +108,21 @@ def test_local_runner_trains_with_worker_processes_and_leaves_none_behind(tmp_pa
     assert len(recorder.values("eval", "BaseEnvEvents", "reward", "mean")) == 2
     assert multiprocessing.active_children() == []
     assert (tmp_path / "state_dict.pt").is_file()
+
+
+def test_a_worker_seeking_a_position_plays_the_pair_of_that_position_of_its_stream() -> None:
+    table = SharedNoiseTable(NOISE_TABLE_SIZE, seed=3)
+    try:
+        played, resumed = worker_factory(table)(), worker_factory(table)()
+        theta = get_flat_parameters(played.torch_policy).numpy()
+        played.reset(seed=5)
+        stream = [played.generate_training_pair(theta, 0.02, 30) for _ in range(4)]
+        resumed.reset(seed=5)
+        for position in (2, 0, 3, 1):  # ahead and back again, as a restarted or a replaying worker seeks
+            resumed.seek(position)
+            pair = resumed.generate_training_pair(theta, 0.02, 30)
+            assert pair.noise_index == stream[position].noise_index
+            np.testing.assert_array_equal(pair.returns, stream[position].returns)
+            assert resumed.position == position + 1
+    finally:
+        table.close()

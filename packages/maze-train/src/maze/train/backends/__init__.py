@@ -6,7 +6,8 @@ the algorithm builds it with :func:`build_backend` from the runner keys its clas
 * ``dev``: :class:`~maze.train.backends.in_process.InProcessBackend`;
 * ``local``: :class:`~maze.train.backends.processes.SubprocessBackend` (``start_method``);
 * ``ray``: :class:`~maze.train.backends.ray.RayBackend` (``ray_address``, ``ray_init``,
-  ``runtime_env``, ``max_restarts``, ``num_cpus_per_actor``, ``env_actors``, ``start_method``).
+  ``runtime_env``, ``max_restarts``, ``num_cpus_per_actor``, ``env_actors``, ``restart_timeout_s``,
+  ``start_method``).
 
 A dotted path names a backend of your own. The modules are imported on first use: ``runner=dev``
 never imports Ray.

@@ -42,6 +42,8 @@ class RayBackend(SubprocessBackend):
         num_cpus_per_actor: CPUs Ray reserves for each actor.
         env_actors: Ray actors holding the training envs of A2C/PPO (0: one per CPU of the
             cluster, divided by ``num_cpus_per_actor``).
+        restart_timeout_s: How long an ES round waits for a worker that Ray restarts after its
+            process or node died; then the round goes on without it (the run stops when no worker is left).
         start_method: Start method of evaluation envs in worker processes (see :class:`SubprocessBackend`).
     """
 
@@ -55,6 +57,7 @@ class RayBackend(SubprocessBackend):
         max_restarts: Annotated[int, Bounds(ge=0)] = 3,
         num_cpus_per_actor: Annotated[float, Bounds(gt=0)] = 1,
         env_actors: Annotated[int, Bounds(ge=0)] = 0,
+        restart_timeout_s: Annotated[float, Bounds(gt=0)] = 60,
         start_method: str = "forkserver",
     ) -> None:
         super().__init__(start_method)
@@ -64,6 +67,7 @@ class RayBackend(SubprocessBackend):
         self.cluster.require_ray()
         self.num_cpus_per_actor = num_cpus_per_actor
         self.env_actors = env_actors
+        self.restart_timeout_s = restart_timeout_s
 
     def worker_start_method(self) -> Optional[str]:
         """None: the actors are Ray's processes."""
@@ -97,9 +101,11 @@ class RayBackend(SubprocessBackend):
         )
 
     def es_rollouts(self, request: ESRolloutsRequest) -> ESDistributedRollouts:
-        """``n_train_workers`` Ray actors (one torch thread each)."""
+        """``n_train_workers`` Ray actors (one torch thread each; ``restart_timeout_s``, see :mod:`~maze.train.distributed.es.ray_rounds`)."""
         seeds = [request.seeding.generate_agent_instance_seed() for _ in range(request.n_train_workers)]
-        return ESRayDistributedRollouts(request.worker_factory(1), seeds, self.cluster, self.num_cpus_per_actor)
+        return ESRayDistributedRollouts(
+            request.worker_factory(1), seeds, self.cluster, self.num_cpus_per_actor, self.restart_timeout_s
+        )
 
     def es_evaluation_envs(
         self, env_factory: Callable[[], Any], n_eval_rollouts: int, n_eval_workers: int

@@ -3,7 +3,7 @@
 Each worker is a Ray actor holding one :class:`~maze.train.distributed.es.worker.ESRolloutWorkerWrapper`
 (its env and policy built from the run's configs on its node, seeded with its own seed).
 Work runs in rounds, as with the local worker processes: every worker plays one antithetic
-pair around the current parameters (put into the object store once per round), the results
+pair around the current parameters (put into the object store once per iteration), the results
 come back in worker order, and rounds repeat while the trainer takes results. With the same
 worker seeds the stream of pairs is therefore the same as that of the same workers in one
 process, so training reaches the same parameters.
@@ -11,26 +11,33 @@ process, so training reaches the same parameters.
 The noise table is never shipped: it is built once per node from its size and seed. On the
 learner's node the workers map the learner's own table; on every other node a
 :class:`NoiseTableHolder` actor builds it in that node's shared memory and the workers there
-map it (a :class:`NoiseTableDirectory` actor hands out the tables, building each node's on
-first request).
+map it. A :class:`NoiseTableDirectory` actor on the learner's node hands every worker its
+factory and its node's table (building the table on a node's first request), so a worker's
+constructor takes only a name and a seed: Ray can always rebuild it when it restarts the
+worker (constructor arguments in the object store could be gone, ray-project/ray#53727).
 
-Fault tolerance: a worker whose process or node died is restarted by Ray (up to
-``runner.max_restarts`` times per worker) and its unfinished pair is played again by the
-restarted worker (the pair never reached the trainer); one death more stops training with one
-:class:`~maze.env.errors.EnvWorkerError`.
+Fault tolerance (see :mod:`~maze.train.distributed.es.ray_rounds`): a worker whose process or
+node died is restarted by Ray (up to ``runner.max_restarts`` times per worker) and resumes its
+pair stream where the lost one stood (its unfinished pair never reached the trainer and is
+played again), so a killed worker changes nothing in training. A worker that does not run
+again within ``runner.restart_timeout_s`` (e.g. the cluster has no room for it) is left out
+with a warning in every iteration until it is back; with no worker left, or one death more than
+``runner.max_restarts``, training stops with one :class:`~maze.env.errors.EnvWorkerError`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
+from itertools import count
 from multiprocessing import resource_tracker
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 from maze.env.errors import EnvWorkerError
-from maze.rollout.ray_cluster import ActorRestarts, RayCluster, actor_start_failure, new_incarnation, node_id
+from maze.rollout.ray_cluster import ActorRestarts, RayCluster, cpu_capacity, new_incarnation, node_id
 from maze.train.distributed.es.noise_table import SharedNoiseTable
+from maze.train.distributed.es.ray_rounds import ESRayRounds
 from maze.train.distributed.es.rollouts import ESDistributedRollouts, ESRolloutResult
 from maze.train.distributed.es.worker import ESRolloutWorkerWrapper, ESWorkerFactory
 
@@ -57,16 +64,24 @@ class NoiseTableHolder:
 
 
 class NoiseTableDirectory:
-    """A Ray actor that hands every worker the noise table of its node, building a node's table on first request.
+    """A Ray actor that hands every worker its factory and its node's noise table (built on the node's first request).
+
+    It runs on the learner's node without restarts: it lives as long as the run.
 
     Args:
         learner_node: The node of the learner.
         learner_table: The learner's table (mapped by the workers on its node).
+        worker_factory: Builds a worker env (without a noise table: the workers map their node's).
     """
 
-    def __init__(self, learner_node: str, learner_table: NoiseTableHandle) -> None:
+    def __init__(self, learner_node: str, learner_table: NoiseTableHandle, worker_factory: ESWorkerFactory) -> None:
         self.handles: dict[str, NoiseTableHandle] = {learner_node: learner_table}
         self.holders: list[Any] = []
+        self.factory = worker_factory
+
+    def worker_factory(self) -> ESWorkerFactory:
+        """The factory of the worker envs."""
+        return self.factory
 
     def table_for(self, node: str) -> NoiseTableHandle:
         """The handle of ``node``'s table (its holder started there first if it has none)."""
@@ -98,17 +113,18 @@ class ESRayWorker:
     """One ES worker inside a Ray actor: its node's noise table, its env and policy, one pair per call.
 
     Args:
-        worker_factory: Builds the worker env (its ``shared_noise`` is replaced by the node's table).
-        directory_name: The name of the :class:`NoiseTableDirectory` actor. A name, not the actor's
-            handle: a handle among the constructor arguments of an actor with restarts makes Ray
-            log an error-level line at the actor's start (ray-project/ray#53727).
+        directory_name: The name of the :class:`NoiseTableDirectory` actor, which hands out the
+            worker factory and the node's table. Plain values only: arguments in Ray's object
+            store (a handle, or one over Ray's inline limit of 100 KiB) may be gone when Ray
+            restarts the actor, and make Ray log an error-level line at its start (ray-project/ray#53727).
         seed: The worker's seed (noise indices, env seeds, policy).
     """
 
-    def __init__(self, worker_factory: ESWorkerFactory, directory_name: str, seed: int) -> None:
+    def __init__(self, directory_name: str, seed: int) -> None:
         import ray
 
         directory = ray.get_actor(directory_name)
+        worker_factory = ray.get(directory.worker_factory.remote())
         table = _map_table(ray.get(directory.table_for.remote(node_id())))
         if worker_factory.torch_threads is not None:
             import torch
@@ -121,13 +137,18 @@ class ESRayWorker:
         self.incarnation = new_incarnation()
 
     def generate_training_pair(
-        self, flat_parameters: np.ndarray, noise_stddev: float, max_steps: int
+        self, flat_parameters: np.ndarray, noise_stddev: float, max_steps: int, position: int
     ) -> tuple[str, ESRolloutResult]:
-        """The id of this actor instance (restarts show as new ids) and one antithetic pair.
+        """The id of this actor instance (restarts show as new ids) and the pair at ``position`` of its stream.
 
-        See :meth:`ESRolloutWorkerWrapper.generate_training_pair`.
+        See :meth:`ESRolloutWorkerWrapper.generate_training_pair` and :meth:`ESRolloutWorkerWrapper.seek`.
         """
+        self.worker.seek(position)
         return self.incarnation, self.worker.generate_training_pair(flat_parameters, noise_stddev, max_steps)
+
+    def probe(self) -> tuple[str, None]:
+        """The id of this actor instance, in the shape of a pair's reply (answers once the actor runs)."""
+        return self.incarnation, None
 
     def pid(self) -> int:
         """The process id of the actor (tests kill it)."""
@@ -135,28 +156,44 @@ class ESRayWorker:
 
         return os.getpid()
 
+    def node(self) -> str:
+        """The id of the actor's node (tests remove it)."""
+        return node_id()
+
 
 class ESRayDistributedRollouts(ESDistributedRollouts):
     """ES training pairs on Ray actors (see the module docs).
 
     Args:
-        worker_factory: Builds a worker env (sent once to each actor; its noise table is not shipped).
+        worker_factory: Builds a worker env (handed to each actor by the directory; its noise table is not shipped).
         seeds: One seed per worker.
         cluster: Where and how to run on Ray.
         num_cpus_per_worker: CPUs Ray reserves for each worker.
+        restart_timeout_s: How long a round waits for a worker that Ray restarts (or that still
+            starts when another runs) before it goes on without it (``runner.restart_timeout_s``).
     """
 
     def __init__(
-        self, worker_factory: ESWorkerFactory, seeds: Sequence[int], cluster: RayCluster, num_cpus_per_worker: float = 1
+        self,
+        worker_factory: ESWorkerFactory,
+        seeds: Sequence[int],
+        cluster: RayCluster,
+        num_cpus_per_worker: float = 1,
+        restart_timeout_s: float = 60,
     ) -> None:
         self.cluster = cluster
         self.restarts = ActorRestarts(
-            cluster.max_restarts, EnvWorkerError, lambda worker: f"ES worker {worker}", "its pair is played again"
+            cluster.max_restarts,
+            EnvWorkerError,
+            lambda worker: f"ES worker {worker}",
+            "it resumes its pair stream (its unfinished pair is played again)",
         )
         """Counts the worker restarts (``restarts.total``)."""
         self._stack = ExitStack()
         ray = self._ray = self._stack.enter_context(cluster.connected())
         try:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
             shipped = ESWorkerFactory(
                 worker_factory.env_factory,
                 worker_factory.policy_factory,
@@ -165,47 +202,47 @@ class ESRayDistributedRollouts(ESDistributedRollouts):
                 worker_factory.torch_threads,
             )
             directory_name = f"maze-es-noise-tables-{new_incarnation()}"
+            learner_node = node_id()
             self._directory = (
                 ray.remote(NoiseTableDirectory)
-                .options(name=directory_name, num_cpus=0, max_restarts=0)
-                .remote(node_id(), worker_factory.shared_noise.__getstate__())
+                .options(
+                    name=directory_name,
+                    num_cpus=0,
+                    max_restarts=0,
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(learner_node, soft=False),
+                )
+                .remote(learner_node, worker_factory.shared_noise.__getstate__(), shipped)
             )
             worker_class = ray.remote(ESRayWorker).options(**cluster.actor_options(num_cpus=num_cpus_per_worker))
-            self.workers = [worker_class.remote(shipped, directory_name, seed) for seed in seeds]
+            self.workers = [worker_class.remote(directory_name, seed) for seed in seeds]
         except BaseException:
             self._stack.close()
             raise
+        self._rounds = ESRayRounds(
+            ray, len(self.workers), self.restarts, restart_timeout_s, lambda: cpu_capacity(ray, num_cpus_per_worker)
+        )
 
     def generate_rollouts(
         self, flat_parameters: np.ndarray, noise_stddev: float, max_steps: int
     ) -> Iterator[ESRolloutResult]:
-        """Rounds of one pair per worker, yielded in worker order (a round is always finished)."""
-        parameters = self._ray.put(np.asarray(flat_parameters, dtype=np.float32))
-        while True:
-            yield from self._round(parameters, noise_stddev, max_steps)
+        """Rounds of one pair per running worker, yielded in worker order (a round is always finished).
 
-    def _round(self, parameters: Any, noise_stddev: float, max_steps: int) -> list[ESRolloutResult]:
-        """One pair of every worker; the pair of a worker that died is played again after its restart."""
-        results: list[Optional[ESRolloutResult]] = [None] * len(self.workers)
-        while any(result is None for result in results):
-            calls = {
-                worker.generate_training_pair.remote(parameters, noise_stddev, max_steps): index
-                for index, (worker, result) in enumerate(zip(self.workers, results, strict=True))
-                if result is None
-            }
-            generations = {index: self.restarts.generation(index) for index in calls.values()}
-            for call, index in calls.items():
-                try:
-                    incarnation, results[index] = self._ray.get(call)
-                except self._ray.exceptions.RayActorError as error:
-                    if error.actor_init_failed:
-                        raise EnvWorkerError(actor_start_failure(f"ES worker {index}", error)) from None
-                    self.restarts.failed(index, generations[index], error)
-                except self._ray.exceptions.RayTaskError as error:
-                    raise EnvWorkerError(f"ES worker {index} failed; training stopped. {error}") from None
-                else:
-                    self.restarts.delivered(index, incarnation)
-        return [result for result in results if result is not None]
+        After the first round a warning says which workers are left out, if any (once per iteration).
+        """
+        parameters = self._ray.put(np.asarray(flat_parameters, dtype=np.float32))
+
+        def request(worker: int, position: int) -> Any:
+            return self.workers[worker].generate_training_pair.remote(parameters, noise_stddev, max_steps, position)
+
+        for round_number in count():
+            results = self._rounds.play(request, self._probe)
+            notice = self._rounds.degraded_notice() if round_number == 0 else ""
+            if notice:
+                print(notice, flush=True)
+            yield from results
+
+    def _probe(self, worker: int) -> Any:
+        return self.workers[worker].probe.remote()
 
     def close(self) -> None:
         """Ends the workers and the noise tables' holders; disconnects (a Ray started for the run stops)."""

@@ -38,6 +38,10 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
     policy's most likely actions (the noise is the only exploration). ``reset(seed=...)``
     seeds the worker: its noise indices, env seeds and the policy's sampler.
 
+    The pairs of a seeded worker form a stream: its ``position``-th pair draws the same noise
+    index and env seed whatever happened before. :meth:`seek` moves to a position, so that a
+    restarted worker (a new process) resumes the stream where the lost one stood.
+
     Args:
         env: The env (outermost a LogStatsWrapper).
         policy_factory: Builds the worker's TorchPolicy.
@@ -57,12 +61,17 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
         self.policy = wrap_policy(self.torch_policy, policy_wrapper)
         self.shared_noise = shared_noise
         self._n_parameters = get_flat_parameters(self.torch_policy).numel()
+        self._seed: Optional[int] = None
         self._rng = np.random.default_rng()
+        self.position = 0
+        """Pairs of the stream drawn since the worker was seeded."""
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[Any, dict]:
         """Resets the env; a ``seed`` also seeds the worker's noise indices, env seeds and policy."""
         if seed is not None:
+            self._seed = seed
             self._rng = np.random.default_rng(seed)
+            self.position = 0
             self.torch_policy.seed(seed)
         return self.env.reset(seed=seed, options=options)
 
@@ -82,9 +91,8 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
             if an episode returned one: the policy never acts on it).
         """
         theta = np.asarray(flat_parameters, dtype=np.float32)
-        index = self.shared_noise.sample_index(self._rng, self._n_parameters)
+        index, env_seed = self._draw_pair()
         noise = self.shared_noise.get(index, self._n_parameters)
-        env_seed = int(self._rng.integers(2**31 - 1))
         self.env.take_episode_stats()  # only this pair's episodes below
         try:
             outcomes = [self._episode(theta + sign * noise_stddev * noise, env_seed, max_steps) for sign in (1.0, -1.0)]
@@ -100,6 +108,32 @@ class ESRolloutWorkerWrapper(Wrapper[Any]):
             )
         returns, lengths = zip(*outcomes, strict=True)
         return ESRolloutResult(index, np.array(returns), np.array(lengths), self.env.take_episode_stats())
+
+    def seek(self, position: int) -> None:
+        """Moves the seeded worker's stream to its ``position``-th pair (the next one played).
+
+        Replays the draws of the pairs before (a few random numbers each): a worker behind
+        skips ahead, one ahead starts again from its seed.
+
+        Raises:
+            ValueError: If the worker was never seeded (``reset(seed=...)``).
+        """
+        if position == self.position:
+            return
+        if self._seed is None:
+            raise ValueError("seek() needs a worker seeded by reset(seed=...)")
+        if position < self.position:
+            self._rng = np.random.default_rng(self._seed)
+            self.position = 0
+        while self.position < position:
+            self._draw_pair()
+
+    def _draw_pair(self) -> tuple[int, int]:
+        """The noise index and env seed of the next pair of the stream."""
+        index = self.shared_noise.sample_index(self._rng, self._n_parameters)
+        env_seed = int(self._rng.integers(2**31 - 1))
+        self.position += 1
+        return index, env_seed
 
     def _episode(self, parameters: np.ndarray, seed: int, max_steps: int) -> tuple[float, int]:
         """Plays one episode with the ``[n_parameters]`` ``parameters``; returns its return and length."""
