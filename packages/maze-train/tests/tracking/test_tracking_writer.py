@@ -112,7 +112,7 @@ def test_a_store_that_fills_mid_run_ends_the_run_failed_or_killed_with_one_warni
         writer.write("train", epoch, {REWARD: epoch + 0.5})
     close_while(writer, error)
     assert writer.warned
-    warnings = capsys.readouterr().err
+    warnings = capsys.readouterr().out
     assert warnings.count(WARNING) == 1 and "database or disk is full" in warnings, warnings
     assert finished_run(store, "full") == (status, {TRAIN_REWARD: [(100, 1.5)], "epoch": [(100, 1.0)]})
 

@@ -32,6 +32,7 @@ it at module level, and :func:`import_ray` turns its absence into one
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 import uuid
@@ -55,6 +56,8 @@ from maze.rollout.ray_connection import (
     resolve_auto,
     unreachable,
 )
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "RAY_ADDRESS_VARIABLE",
@@ -230,7 +233,7 @@ class RayCluster:
             cause = connection_failure(arguments["address"], error, log)
             raise ConfigurationError(self._cannot_connect(arguments["address"], requested, cause)) from None
         if requested == AUTO_ADDRESS:
-            print(auto_notice(arguments["address"]), flush=True)
+            logger.info(auto_notice(arguments["address"]))
         try:
             yield ray
         finally:
@@ -371,10 +374,9 @@ class ActorRestarts:
                 f"runner.max_restarts. Last failure: {how}"
             )
         self.total += 1
-        print(
+        logger.warning(
             f"{self.name(actor)} died ({how}); Ray restarts it ({deaths} of runner.max_restarts={self.max_restarts}) "
-            f"and {self.lost}",
-            flush=True,
+            f"and {self.lost}"
         )
 
 

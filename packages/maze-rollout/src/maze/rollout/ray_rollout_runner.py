@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,6 +34,9 @@ __all__ = ["RayRolloutRunner"]
 CALLS_IN_FLIGHT = 2
 """Episodes queued per actor: the next one starts without waiting for the head's round trip."""
 
+DOWN_ACTOR_PAUSE_S = 2.0
+"""How long an actor whose call failed because it died gets no episodes (Ray restarts it meanwhile, if it can)."""
+
 
 class RayRolloutRunner(RolloutRunner):
     """Runs the episodes on ``n_workers`` Ray actors and writes one ``rollout_stats`` table on the head.
@@ -53,7 +57,8 @@ class RayRolloutRunner(RolloutRunner):
 
     Fault tolerance: Ray restarts an actor whose process or node died (up to ``max_restarts``
     times per actor); the episodes it had not reported run again with the same seeds (an
-    unreported episode left no statistics and no file, so none is counted twice or lost). The
+    unreported episode left no statistics and no file, so none is counted twice or lost), by
+    the other actors while the dead one gets no episodes for :data:`DOWN_ACTOR_PAUSE_S`. The
     restarts are printed after the table and kept in :attr:`restarts`; one more death stops
     the run with a :class:`~maze.rollout.parallel_rollout_runner.RolloutWorkerError`. An
     exception of the env or policy stops the run like in ``runner=parallel`` (traceback and
@@ -163,13 +168,20 @@ class RayRolloutRunner(RolloutRunner):
             lambda actor: f"Ray rollout actor {actor}",
             "its unfinished episodes run again",
         )
+        down_until: dict[int, float] = {}  # actor -> when it gets episodes again (its last call found it dead)
         while pending or in_flight:
+            now = time.monotonic()
             for index, actor in enumerate(self.actors):
+                if down_until.get(index, now) > now:
+                    continue  # the others take the episodes; a lost node's actor may find no CPU to restart on
                 queued = sum(1 for owner, _, _ in in_flight.values() if owner == index)
                 for _ in range(min(CALLS_IN_FLIGHT - queued, len(pending))):
                     episode = pending.popleft()
                     call = actor.run_episode.remote(episode, env_seeds[episode], agent_seeds[episode], snapshot_ref)
                     in_flight[call] = (index, episode, restarts.generation(index))
+            if not in_flight:  # every actor is down: ask again when the first pause ends
+                time.sleep(max(0.0, min(down_until.values()) - now))
+                continue
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for call in ready:
                 index, episode, generation = in_flight.pop(call)
@@ -179,6 +191,7 @@ class RayRolloutRunner(RolloutRunner):
                     if error.actor_init_failed:
                         raise RolloutWorkerError(actor_start_failure(f"Ray rollout actor {index}", error)) from None
                     restarts.failed(index, generation, error)
+                    down_until[index] = time.monotonic() + DOWN_ACTOR_PAUSE_S
                     pending.appendleft(episode)  # it left no statistics and no file: it runs again
                     continue
                 except ray.exceptions.RayError as error:
@@ -188,6 +201,7 @@ class RayRolloutRunner(RolloutRunner):
                         result, env_seeds, agent_seeds, _outputs_summary(job, len(results), n, len(results))
                     )
                 restarts.delivered(index, result.incarnation)
+                down_until.pop(index, None)
                 self._write_outputs(result)
                 results[episode] = result
                 progress.update(1, result.steps)

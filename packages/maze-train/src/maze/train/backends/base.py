@@ -19,6 +19,7 @@ subclass of :class:`ExecutionBackend` and one YAML in ``conf/runner/`` naming it
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from maze.train.distributed.es.rollouts import ESDistributedRollouts
 from maze.train.distributed.es.worker import ESWorkerFactory
 from maze.train.replay.replay_buffer import BaseReplayBuffer
 from maze.train.replay.workers import BaseDistributedWorkersWithBuffer
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["ActorsRequest", "ESRolloutsRequest", "ExecutionBackend", "PlacedEnvs", "ReplayWorkersRequest"]
 
@@ -112,7 +115,9 @@ class ReplayWorkersRequest:
             policy, buffers, rollout steps, number of workers and the ``2 * n_envs`` seeds.
         """
         plural = "es" if workers.endswith("s") else "s"
-        print(f"Collecting transitions with {self.n_envs} {workers}{plural if self.n_envs > 1 else ''}, one env each")
+        logger.info(
+            f"Collecting transitions with {self.n_envs} {workers}{plural if self.n_envs > 1 else ''}, one env each"
+        )
         seeds = [self.seeding.generate_env_instance_seed() for _ in range(2 * self.n_envs)]
         return self.env_factory, self.policy, self.replay_buffers, self.n_rollout_steps, self.n_envs, seeds
 

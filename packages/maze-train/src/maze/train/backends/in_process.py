@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,8 @@ from maze.train.distributed.es.vector_rollouts import ESDummyDistributedRollouts
 from maze.train.replay.workers import BaseDistributedWorkersWithBuffer, DummyDistributedWorkersWithBuffer
 from maze.train.rollout.collector import RolloutCollector
 from maze.train.runners.env_factory import MAX_AUTO_EVAL_ENVS, build_vector_env
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["InProcessBackend"]
 
@@ -41,7 +44,7 @@ class InProcessBackend(ExecutionBackend):
     def replay_workers(self, request: ReplayWorkersRequest) -> BaseDistributedWorkersWithBuffer:
         """``n_envs`` envs in this process acting with the learner's policy."""
         n_envs = request.n_envs
-        print(f"Collecting transitions with {n_envs} env{'s' if n_envs > 1 else ''} in this process")
+        logger.info(f"Collecting transitions with {n_envs} env{'s' if n_envs > 1 else ''} in this process")
         train_env = build_vector_env(request.env_factory, n_envs, False)
         seeds = [request.seeding.generate_env_instance_seed() for _ in range(n_envs)]
         collector = RolloutCollector(train_env, request.n_rollout_steps, seeds)

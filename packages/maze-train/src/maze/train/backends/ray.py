@@ -38,12 +38,13 @@ class RayBackend(SubprocessBackend):
         ray_init: Further ``ray.init`` arguments.
         runtime_env: Ray runtime environment of the actors (``working_dir``/``py_modules``: your own modules).
         max_restarts: Restarts of each actor whose process or node died before the run stops
-            (a dead env actor of A2C/PPO stops the run at once).
+            (the env actors of A2C/PPO too: see :mod:`maze.rollout.ray_vector_env`).
         num_cpus_per_actor: CPUs Ray reserves for each actor.
         env_actors: Ray actors holding the training envs of A2C/PPO (0: one per CPU of the
             cluster, divided by ``num_cpus_per_actor``).
         restart_timeout_s: How long an ES round waits for a worker that Ray restarts after its
             process or node died; then the round goes on without it (the run stops when no worker is left).
+            A2C/PPO: how long a step waits for a dead env actor's restart before the run stops.
         start_method: Start method of evaluation envs in worker processes (see :class:`SubprocessBackend`).
     """
 
@@ -77,7 +78,14 @@ class RayBackend(SubprocessBackend):
         """Training envs in groups of contiguous envs, one group per Ray actor; evaluation envs as ``runner=local``."""
         if role != "training":
             return super().vector_env(env_factory, n_envs, automatic, role)
-        env = RayVectorEnv([env_factory] * n_envs, self.cluster, self.env_actors, self.num_cpus_per_actor, False)
+        env = RayVectorEnv(
+            [env_factory] * n_envs,
+            self.cluster,
+            self.env_actors,
+            self.num_cpus_per_actor,
+            copy_observations=False,
+            restart_timeout_s=self.restart_timeout_s,
+        )
         return PlacedEnvs(env, f"{n_envs} envs in {env.num_actors} Ray actors")
 
     def distributed_actors(self, request: ActorsRequest) -> DistributedActors:

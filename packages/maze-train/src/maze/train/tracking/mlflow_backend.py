@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from maze.train.tracking.protocol import read_tracked_run_id, write_tracked_run_id
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["MLflowBackend", "sqlite_store_path"]
 
@@ -169,7 +172,7 @@ class MLflowBackend:
         try:
             return self.client.get_run(run_id)
         except MlflowException:
-            print(f"The run to resume, {run_id}, is not in {self.tracking_uri}: starting a new MLflow run", flush=True)
+            logger.warning(f"The run to resume, {run_id}, is not in {self.tracking_uri}: starting a new MLflow run")
             return None
 
     def _sweep_parent(self, experiment_id: str, sweep: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ every logger.
 from __future__ import annotations
 
 import importlib.util
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,8 @@ from maze.train.tracking.process import prestart
 from maze.train.tracking.protocol import read_tracked_run_id
 from maze.train.tracking.run_info import describe_run
 from maze.train.tracking.writer import BACKEND_LABELS, TrackingWriter
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "backend_settings",
@@ -97,7 +100,9 @@ def start_tracking(
         settings = backend_settings(backend, logger)
         tracked = replace(run, resume_id=resume_id)
         writers.append(TrackingWriter(backend, settings, tracked, step_of, artifacts, summary_file))
-        print(f"Tracking this run with {writers[-1].label} ({_where(backend, settings)}); log: {writers[-1].log_file}")
+        logger.info(
+            f"Tracking this run with {writers[-1].label} ({_where(backend, settings)}); log: {writers[-1].log_file}"
+        )
     return writers
 
 

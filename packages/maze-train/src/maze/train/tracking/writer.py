@@ -25,6 +25,7 @@ slow an epoch or stop the training::
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -36,6 +37,8 @@ from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.writers import LogStatsWriter
 from maze.train.tracking.process import claim
 from maze.train.tracking.run_info import TrackedRun, run_status, scalar_metrics
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["BACKEND_LABELS", "FINISH_TIMEOUT_S", "TrackingWriter"]
 
@@ -115,13 +118,11 @@ class TrackingWriter(LogStatsWriter):
                 self._warn(event.get("message", "unknown error"))
 
     def _warn(self, reason: str) -> None:
-        """Prints the one warning of this writer; the writer stops sending metrics."""
+        """Logs the one warning of this writer; the writer stops sending metrics."""
         if self.warned:
             return
         self.warned = True
-        print(
+        logger.warning(
             f"Warning: {self.label} tracking failed ({reason}); the training goes on without it and TensorBoard "
-            f"still writes (details: {self.log_file})",
-            file=sys.stderr,
-            flush=True,
+            f"still writes (details: {self.log_file})"
         )

@@ -27,6 +27,7 @@ with a warning in every iteration until it is back; with no worker left, or one 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from itertools import count
@@ -40,6 +41,8 @@ from maze.train.distributed.es.noise_table import SharedNoiseTable
 from maze.train.distributed.es.ray_rounds import ESRayRounds
 from maze.train.distributed.es.rollouts import ESDistributedRollouts, ESRolloutResult
 from maze.train.distributed.es.worker import ESRolloutWorkerWrapper, ESWorkerFactory
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["ESRayDistributedRollouts", "ESRayWorker", "NoiseTableDirectory", "NoiseTableHolder"]
 
@@ -238,7 +241,7 @@ class ESRayDistributedRollouts(ESDistributedRollouts):
             results = self._rounds.play(request, self._probe)
             notice = self._rounds.degraded_notice() if round_number == 0 else ""
             if notice:
-                print(notice, flush=True)
+                logger.warning(notice)
             yield from results
 
     def _probe(self, worker: int) -> Any:

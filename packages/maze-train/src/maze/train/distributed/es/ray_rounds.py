@@ -18,6 +18,7 @@ has free.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, Optional
@@ -25,6 +26,8 @@ from typing import Any, Optional
 from maze.env.errors import EnvWorkerError
 from maze.rollout.ray_cluster import ActorRestarts, actor_start_failure
 from maze.train.distributed.es.rollouts import ESRolloutResult
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["ESRayRounds"]
 
@@ -155,10 +158,9 @@ class ESRayRounds:
         """Says every ``restart_timeout_s`` that no worker runs yet while the first is awaited."""
         if self._none_started() and time.monotonic() >= self._next_notice:
             self._next_notice += self.restart_timeout_s
-            print(
+            logger.info(
                 f"No ES worker runs yet ({self.capacity()}); waiting while Ray starts them (it places a worker when "
-                "the cluster has room, after installing its runtime_env)",
-                flush=True,
+                "the cluster has room, after installing its runtime_env)"
             )
 
     def _leave_out_overdue(self, calls: dict[Call, tuple[int, int]]) -> None:

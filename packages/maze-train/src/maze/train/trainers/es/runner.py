@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any, Optional
 
 from maze.train.backends.base import ESRolloutsRequest
@@ -13,6 +14,8 @@ from maze.train.distributed.policy_factory import TorchPolicyFactory
 from maze.train.evaluators.rollout_evaluator import RolloutEvaluator
 from maze.train.runners.training_runner import TrainingRunner
 from maze.train.trainers.es.config import ESAlgorithmConfig
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["ESRunner"]
 
@@ -58,7 +61,7 @@ class ESRunner(TrainingRunner):
 
     def setup_trainer(self, config: ESAlgorithmConfig) -> None:
         """Builds the noise table, the policy (warm-started from ``input_dir``), evaluator and trainer."""
-        print("********** Init Shared Noise Table **********")
+        logger.info("********** Init Shared Noise Table **********")
         self.shared_noise = SharedNoiseTable(
             self.shared_noise_table_size, seed=self.seeding.generate_agent_instance_seed()
         )
@@ -73,7 +76,7 @@ class ESRunner(TrainingRunner):
         policy.seed(self.seeding.generate_agent_instance_seed())
         if self.input_run is not None:
             self.load_input_model(policy)
-        print("********** Trainer Setup **********")
+        logger.info("********** Trainer Setup **********")
         self.model_selection = self.best_model_selection(policy)
         evaluator = None
         if self.n_eval_rollouts:
@@ -108,7 +111,7 @@ class ESRunner(TrainingRunner):
         Returns:
             The best evaluation score.
         """
-        print("********** Run Trainer **********")
+        logger.info("********** Run Trainer **********")
         rollouts = None
         try:
             rollouts = self.create_distributed_rollouts() if distributed_rollouts is None else distributed_rollouts
