@@ -35,14 +35,14 @@ __all__ = [
 ]
 
 
-def tracking_backends(logger: Any) -> list[str]:
+def tracking_backends(logger_config: Any) -> list[str]:
     """The backends a ``logger`` config names (``mlflow: true``, ``wandb: true``), in a fixed order."""
-    return [name for name in BACKEND_LABELS if isinstance(logger, Mapping) and logger.get(name)]
+    return [name for name in BACKEND_LABELS if isinstance(logger_config, Mapping) and logger_config.get(name)]
 
 
-def backend_settings(backend: str, logger: Mapping[str, Any]) -> dict[str, Any]:
+def backend_settings(backend: str, logger_config: Mapping[str, Any]) -> dict[str, Any]:
     """The settings a backend's tracking process gets: the ``logger`` config without ``sweep``, MLflow's URI resolved."""
-    settings = {key: value for key, value in logger.items() if key != "sweep"}
+    settings = {key: value for key, value in logger_config.items() if key != "sweep"}
     if backend == "mlflow" and not settings.get("tracking_uri"):
         settings["tracking_uri"] = default_tracking_uri(settings)
     return settings
@@ -55,10 +55,10 @@ def prestart_tracking(cfg: Mapping[str, Any], run_dir: Path) -> None:
     connection overlap with the job's start-up on a spare core. Backends whose library is
     missing are left to :func:`start_tracking`, which names the extra.
     """
-    logger = cfg.get("logger")
-    for backend in tracking_backends(logger):
+    logger_config = cfg.get("logger")
+    for backend in tracking_backends(logger_config):
         if _installed(backend):
-            prestart(backend, backend_settings(backend, logger), run_dir)
+            prestart(backend, backend_settings(backend, logger_config), run_dir)
 
 
 def start_tracking(
@@ -87,8 +87,8 @@ def start_tracking(
     Raises:
         ConfigurationError: A backend's library is not installed (the message names the extra).
     """
-    logger = cfg.get("logger")
-    backends = tracking_backends(logger)
+    logger_config = cfg.get("logger")
+    backends = tracking_backends(logger_config)
     for backend in backends:
         require_extra(backend)
     if not backends:
@@ -97,7 +97,7 @@ def start_tracking(
     writers = []
     for backend in backends:
         resume_id = read_tracked_run_id(resumed_from, backend) if resumed_from is not None else None
-        settings = backend_settings(backend, logger)
+        settings = backend_settings(backend, logger_config)
         tracked = replace(run, resume_id=resume_id)
         writers.append(TrackingWriter(backend, settings, tracked, step_of, artifacts, summary_file))
         logger.info(
@@ -127,14 +127,14 @@ def _installed(module: str) -> bool:
         return False
 
 
-def default_tracking_uri(logger: Mapping[str, Any]) -> str:
+def default_tracking_uri(logger_config: Mapping[str, Any]) -> str:
     """MLflow's SQLite store in the base directory of all runs: ``sqlite:///<launch_dir>/<log_base_dir>/mlflow.db``.
 
     ``launch_dir`` (where ``maze-run`` started; default: the current directory) and
     ``log_base_dir`` (default ``outputs``) come from the ``logger`` config; an absolute
     ``log_base_dir`` is taken as it is.
     """
-    base = Path(str(logger.get("launch_dir") or ".")) / str(logger.get("log_base_dir") or "outputs")
+    base = Path(str(logger_config.get("launch_dir") or ".")) / str(logger_config.get("log_base_dir") or "outputs")
     return f"sqlite:///{base.resolve() / 'mlflow.db'}"
 
 
