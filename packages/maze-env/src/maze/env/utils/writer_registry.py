@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Generic, Protocol, TypeVar
 
 __all__ = ["RecordWriter", "WriterRegistry"]
@@ -24,7 +25,9 @@ class WriterRegistry(Generic[RecordT]):
     that call returns at once, so recording costs nothing unless it was asked for.
 
     One registry per kind of record is module-level state: one set of writers per process.
-    Worker processes of a parallel rollout register their own writers.
+    Worker processes of a parallel rollout register their own writers. An env that should write
+    to writers of its own (e.g. two envs of a service recording to different places) gets a
+    registry instance from :meth:`with_writers` instead.
 
     Args:
         name: The registry's public name (used in error messages).
@@ -67,3 +70,16 @@ class WriterRegistry(Generic[RecordT]):
     def clear(self) -> None:
         """Removes all writers."""
         self.writers.clear()
+
+    def with_writers(self, writers: Sequence[RecordWriter[RecordT]]) -> WriterRegistry[RecordT]:
+        """A registry of the same kind that holds only ``writers``: for one env writing to writer instances of its own.
+
+        The process-wide registry (this one) is left as it is.
+
+        Raises:
+            TypeError: A writer is not an instance of the registry's writer type.
+        """
+        own: WriterRegistry[RecordT] = WriterRegistry(f"{self.name} (own writers)", self.writer_type, self.example)
+        for writer in writers:
+            own.register_writer(writer)
+        return own

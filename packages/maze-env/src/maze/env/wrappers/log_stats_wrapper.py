@@ -8,14 +8,16 @@ from typing import Any, Callable, Optional
 from maze.env.core.events import EventColumns, EventRecord
 from maze.env.core.maze_env import MazeEnv
 from maze.env.log_events.episode_event_log import EpisodeEventLog
+from maze.env.log_events.log_events_writer import LogEventsWriter
 from maze.env.log_events.log_events_writer_registry import LogEventsWriterRegistry
 from maze.env.log_events.step_event_log import StepEventLog
 from maze.env.log_stats.aggregator import EpisodeStatsBatch, LogStatsAggregator, step_stats
 from maze.env.log_stats.base_events import ActorEvents, BaseEnvEvents
 from maze.env.log_stats.event_decorators import LogStatsLevel
-from maze.env.log_stats.global_state import log_stats
+from maze.env.log_stats.global_state import get_log_step, log_stats
 from maze.env.log_stats.log_stats import LogStats, LogStatsKey
 from maze.env.log_stats.log_stats_env import LogStatsEnv
+from maze.env.log_stats.writers import LogStatsWriter
 from maze.env.wrappers._shared import env_time_source
 from maze.env.wrappers.wrapper import Wrapper
 
@@ -39,12 +41,14 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
     2. builds the episode's :class:`~maze.env.log_events.episode_event_log.EpisodeEventLog`
        (one StepEventLog per env step with the env's events plus a ``BaseEnvEvents.reward``
        event per ``step()`` call) when the env has a KPI calculator or an event log writer
-       is registered,
+       is registered (or given as ``event_log_writers``),
     3. computes the KPIs (``env.get_kpi_calculator()``), logged as ``BaseEnvEvents kpi``, and
-    4. hands the event log to ``LogEventsWriterRegistry.record_event_logs``.
+    4. hands the event log to ``LogEventsWriterRegistry.record_event_logs`` (or to the
+       wrapper's own ``event_log_writers``).
 
     :meth:`write_epoch_stats` writes the epoch statistics under ``logging_prefix`` through
-    the writers registered with :func:`~maze.env.log_stats.global_state.register_log_stats_writer`.
+    the writers registered with :func:`~maze.env.log_stats.global_state.register_log_stats_writer`
+    (or through the wrapper's own ``stats_writers``), at the current log step.
 
     Envs with dynamic agents (a ``-1`` in ``agent_counts_dict``) also get the return of
     every actor, per sub-step key (:class:`~maze.env.log_stats.base_events.ActorEvents`):
@@ -56,13 +60,34 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
     Args:
         env: The env to observe (a MazeEnv or a wrapper stack around one).
         logging_prefix: Prefix of the written statistics (``train``, ``eval``, ...; None: none).
+        stats_writers: Statistics writer instances of this wrapper alone (e.g. ``[LogStatsWriterFile("a")]``);
+            None: the writers registered for the whole process.
+        event_log_writers: Event log writer instances of this wrapper alone; None: the process-wide
+            ``LogEventsWriterRegistry``.
+
+    Raises:
+        TypeError: For a ``logging_prefix`` that is no string or a writer of the wrong kind.
     """
 
-    def __init__(self, env: Any, logging_prefix: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        env: Any,
+        logging_prefix: Optional[str] = None,
+        stats_writers: Optional[Sequence[LogStatsWriter]] = None,
+        event_log_writers: Optional[Sequence[LogEventsWriter]] = None,
+    ) -> None:
         super().__init__(env)
         if logging_prefix is not None and not isinstance(logging_prefix, str):
             raise TypeError(f"LogStatsWrapper: logging_prefix must be a str or None, got {logging_prefix!r}")
+        if stats_writers is not None and not all(isinstance(writer, LogStatsWriter) for writer in stats_writers):
+            raise TypeError(f"LogStatsWrapper: stats_writers must be LogStatsWriters, got {list(stats_writers)!r}")
         self.logging_prefix = logging_prefix
+        self._stats_writers = None if stats_writers is None else list(stats_writers)
+        self._event_log_writers = (
+            LogEventsWriterRegistry
+            if event_log_writers is None
+            else LogEventsWriterRegistry.with_writers(event_log_writers)
+        )
         self._aggregator = LogStatsAggregator()
         self._step_events_source: Callable[[], Any] = _past_maze_env_delegation(
             getattr(env, "get_step_events", lambda: _NO_EVENTS)
@@ -123,7 +148,13 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
 
     def write_epoch_stats(self) -> None:
         """Reduces the epoch statistics and writes them under ``logging_prefix`` at the current log step."""
-        log_stats(self._aggregator.reduce(), self.logging_prefix)
+        stats = self._aggregator.reduce()
+        if self._stats_writers is None:
+            log_stats(stats, self.logging_prefix)
+            return
+        step = get_log_step()
+        for writer in self._stats_writers:
+            writer.write(self.logging_prefix, step, stats)
 
     def clear_epoch_stats(self) -> None:
         """Drops the finished episodes of the current epoch."""
@@ -170,7 +201,7 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
                 aggregator.add_steps(self._finished_actors, range(1, len(self._finished_actors) + 1))
             self._finished_actors = []
         kpi_calculator = getattr(self.env, "get_kpi_calculator", lambda: None)()
-        if kpi_calculator is not None or LogEventsWriterRegistry.writers:
+        if kpi_calculator is not None or self._event_log_writers.writers:
             kpi_events = self._record_event_log(kpi_calculator, rewards, env_times, events, ends)
             if kpi_events:
                 aggregator.add_step(kpi_events)
@@ -189,7 +220,7 @@ class LogStatsWrapper(Wrapper[Any], LogStatsEnv):
             built_only=(BaseEnvEvents.reward,),
         )
         kpi_events = [] if kpi_calculator is None else self._kpi_events(kpi_calculator, episode_event_log)
-        LogEventsWriterRegistry.record_event_logs(episode_event_log)
+        self._event_log_writers.record(episode_event_log)
         return kpi_events
 
     def _kpi_events(self, kpi_calculator: Any, episode_event_log: EpisodeEventLog) -> list[EventRecord]:

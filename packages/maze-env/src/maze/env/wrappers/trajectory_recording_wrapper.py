@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Callable, Optional
 
@@ -15,7 +16,7 @@ from maze.env.core.rendering import Renderer
 from maze.env.errors import ConfigurationError
 from maze.env.log_events.step_event_log import StepEventLog
 from maze.env.trajectory_recording.records import StateRecord, StateTrajectoryRecord
-from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriterRegistry
+from maze.env.trajectory_recording.trajectory_writer import TrajectoryWriter, TrajectoryWriterRegistry
 from maze.env.wrappers._shared import env_time_source
 from maze.env.wrappers.wrapper import EnvType, Wrapper
 
@@ -37,18 +38,23 @@ class TrajectoryRecordingWrapper(Wrapper[EnvType]):
     An episode is handed to
     :meth:`TrajectoryWriterRegistry.record_trajectory_data
     <maze.env.trajectory_recording.trajectory_writer.TrajectoryWriterRegistry.record_trajectory_data>`
-    when it terminates or is truncated, when the env is reset before it ended (e.g. by an
-    outer time limit), on :meth:`flush` and on :meth:`close`. Episodes without steps are
-    not handed on. With no writer registered, nothing is stored. Stepping on after an
+    (or to the wrapper's own ``writers``) when it terminates or is truncated, when the env is
+    reset before it ended (e.g. by an outer time limit), on :meth:`flush` and on :meth:`close`.
+    Episodes without steps are not handed on. With no writer registered, nothing is stored. Stepping on after an
     episode ended without a reset (undefined in gymnasium) records into a new record with
     the same episode id, which supersedes the first one.
 
     Args:
         env: A recordable env (``RecordableEnvMixin``, e.g. any MazeEnv) or a stack
             around one.
+        writers: Writer instances of this wrapper alone (e.g. ``[TrajectoryWriterFile("a")]``);
+            None: the process-wide ``TrajectoryWriterRegistry``.
+
+    Raises:
+        TypeError: One of ``writers`` is no :class:`TrajectoryWriter`.
     """
 
-    def __init__(self, env: EnvType) -> None:
+    def __init__(self, env: EnvType, writers: Optional[Sequence[TrajectoryWriter]] = None) -> None:
         if not isinstance(env, RecordableEnvMixin):
             raise ConfigurationError(
                 f"TrajectoryRecordingWrapper needs an env that provides get_maze_state/get_maze_action/"
@@ -56,6 +62,7 @@ class TrajectoryRecordingWrapper(Wrapper[EnvType]):
                 "Wrap a plain gymnasium env with GymMazeEnv first."
             )
         super().__init__(env)
+        self._writers = TrajectoryWriterRegistry if writers is None else TrajectoryWriterRegistry.with_writers(writers)
         self._env_time: Optional[Callable[[], int]] = env_time_source(env)
         self._records_events = isinstance(env, EventEnvMixin)
         self._records_components = isinstance(env, SerializableEnvMixin)
@@ -105,7 +112,7 @@ class TrajectoryRecordingWrapper(Wrapper[EnvType]):
         """
         episode = self._episode
         if episode is not None and len(episode) > 0:
-            TrajectoryWriterRegistry.record_trajectory_data(replace(episode, step_records=list(episode.step_records)))
+            self._writers.record(replace(episode, step_records=list(episode.step_records)))
 
     def close(self) -> None:
         """Hands on the unfinished episode, then closes the env."""
