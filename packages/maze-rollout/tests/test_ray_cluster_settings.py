@@ -83,6 +83,20 @@ def test_each_actor_death_counts_once_and_one_more_than_max_restarts_stops() -> 
         restarts.delivered(0, "third instance")  # it died again, between two calls
 
 
+def test_a_lost_node_counts_its_actors_death_once_and_a_result_finished_before_it_says_nothing_of_the_restart() -> None:
+    restarts = ActorRestarts(3, _Stopped, lambda actor: f"Actor {actor}", "its work is discarded")
+    restarts.delivered(0, "first instance")
+    before = restarts.generation(0)  # a call that finished before the node was lost
+    restarts.node_lost(0)
+    restarts.delivered(0, "first instance", before)
+    assert restarts.restarting(0) and restarts.total == 1
+
+    restarts.failed(0, before, ConnectionError())  # a call of the lost instance: the same death
+    restarts.delivered(0, "second instance", restarts.generation(0))
+
+    assert not restarts.restarting(0) and restarts.total == 1
+
+
 def test_an_actor_on_a_node_without_the_input_dir_loads_the_policy_from_the_shipped_files(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     run_dir.mkdir()

@@ -23,33 +23,48 @@ CARTPOLE_TRAINING = ("env.name=CartPole-v1", "model=vector_obs", "runner.progres
 """CartPole-v1 with a small template model, without progress bars."""
 
 
+def once_in_the_learner(owner: Any, method: str, when: Callable[[], bool], action: Callable[[], Any]) -> list[Any]:
+    """Makes ``owner.<method>`` call ``action()`` once, before itself, when ``when()`` holds; returns its result.
+
+    The action happens in the learner's own call (e.g. IMPALA's ``collect_outputs``), between two
+    updates, so where it falls does not depend on the machine's speed.
+
+    Returns:
+        A list that receives the action's result when it ran.
+    """
+    original = getattr(owner, method)
+    done: list[Any] = []
+
+    def act_once_then_call(*args: Any, **kwargs: Any) -> Any:
+        if not done and when():
+            done.append(action())
+        return original(*args, **kwargs)
+
+    setattr(owner, method, act_once_then_call)
+    return done
+
+
 def kill_actor_in_the_learner(
     ray: Any, owner: Any, method: str, actor: Callable[[], Any], when: Callable[[], bool], wait_for_restart: bool
 ) -> list[int]:
     """Makes ``owner.<method>`` SIGKILL the process of ``actor()`` once ``when()`` holds; returns the pids killed.
 
-    The kill happens in the learner's own call (e.g. IMPALA's ``collect_outputs``), between two
-    updates, so where it falls does not depend on the machine's speed. With ``wait_for_restart``
-    the learner then waits until Ray has restarted the actor, so the run cannot end before the
-    death is seen and the new instance has delivered.
+    See :func:`once_in_the_learner`. With ``wait_for_restart`` the learner then waits until Ray
+    has restarted the actor, so the run cannot end before the death is seen and the new
+    instance has delivered.
     """
-    original = getattr(owner, method)
-    killed: list[int] = []
 
-    def call_and_kill_once(*args: Any, **kwargs: Any) -> Any:
-        if not killed and when():
-            pid = ray.get(actor().pid.remote())
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
-            if wait_for_restart:
-                _wait_for_a_new_process(ray, actor(), pid)
-        return original(*args, **kwargs)
+    def kill() -> int:
+        pid = ray.get(actor().pid.remote())
+        os.kill(pid, signal.SIGKILL)
+        if wait_for_restart:
+            wait_for_a_new_process(ray, actor(), pid)
+        return pid
 
-    setattr(owner, method, call_and_kill_once)
-    return killed
+    return once_in_the_learner(owner, method, when, kill)
 
 
-def _wait_for_a_new_process(ray: Any, actor: Any, old_pid: int, timeout_s: float = 120) -> None:
+def wait_for_a_new_process(ray: Any, actor: Any, old_pid: int, timeout_s: float = 120) -> None:
     """Blocks until ``actor`` answers from a process other than ``old_pid`` (Ray restarted it)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -59,6 +74,47 @@ def _wait_for_a_new_process(ray: Any, actor: Any, old_pid: int, timeout_s: float
         except ray.exceptions.RayActorError:  # sent before Ray saw the death, or while it restarts
             time.sleep(0.2)
     raise AssertionError(f"Ray did not restart the killed actor within {timeout_s} s")
+
+
+def remove_the_worker_node(ray: Any, cluster: Any, actors: Sequence[Any]) -> int:
+    """Removes the worker node of the session's two-node cluster; returns the index of the actor that ran there.
+
+    Each of ``actors`` has a ``node()`` method that answers its node's id.
+    """
+    (node,) = cluster.worker_nodes
+    (lost,) = [i for i, actor in enumerate(actors) if ray.get(actor.node.remote()) == node.node_id]
+    cluster.remove_node(node)
+    return lost
+
+
+def replaced_node_loss(
+    ray: Any, cluster: Any, connections: Any, actors: Callable[[], Sequence[Any]], limit_s: float
+) -> tuple[Callable[[], int], Callable[[], None]]:
+    """``(remove, replace)``: the worker node's removal and the new node that takes its place.
+
+    ``remove()`` (for the learner's thread) is :func:`remove_the_worker_node` of ``actors()``;
+    ``replace()`` (the ``meanwhile`` of :func:`finished_within`: starting a node needs the test's
+    main thread) adds a 1-CPU node once the worker node was removed, or gives up after ``limit_s``.
+    """
+    removed = threading.Event()
+
+    def remove() -> int:
+        lost = remove_the_worker_node(ray, cluster, actors())
+        removed.set()
+        return lost
+
+    def replace() -> None:
+        if removed.wait(limit_s):
+            cluster.add_node(num_cpus=1, temp_dir=str(connections.temp_dir))
+
+    return remove, replace
+
+
+def restore_the_worker_node(cluster: Any, connections: Any) -> None:
+    """Adds a worker node again if a test removed it (the next cluster tests need it)."""
+    if not cluster.worker_nodes:
+        cluster.add_node(num_cpus=1, temp_dir=str(connections.temp_dir))
+        cluster.wait_for_nodes()
 
 
 def finished_within(seconds: float, run: Callable[[], Any], meanwhile: Callable[[], Any] = lambda: None) -> Any:

@@ -11,7 +11,6 @@ may hang.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,15 @@ import ray
 from maze.train.distributed.es.ray_rollouts import ESRayDistributedRollouts
 from maze.train.distributed.es.rollouts import ESDistributedRollouts, ESRolloutResult
 from maze.train.distributed.es.vector_rollouts import ESVectorDistributedRollouts
-from ray_runs import finished_within, kill_actor_in_the_learner, set_up_job
+from ray_runs import (
+    finished_within,
+    kill_actor_in_the_learner,
+    once_in_the_learner,
+    remove_the_worker_node,
+    replaced_node_loss,
+    restore_the_worker_node,
+    set_up_job,
+)
 from test_ray_es import ES_BUDGET, N_WORKERS, InProcessWorkers
 
 ON_RAY = (*ES_BUDGET, "runner=ray", f"runner.n_train_workers={N_WORKERS}")
@@ -87,16 +94,7 @@ def _on_ray(root: Path, monkeypatch: pytest.MonkeyPatch, *overrides: str) -> tup
 
 def _before_second_iteration(trainer: Any, action: Callable[[], Any]) -> list[Any]:
     """Makes the trainer call ``action()`` once, when it starts to collect its second iteration; returns its result."""
-    collect = trainer._collect
-    done: list[Any] = []
-
-    def collect_after(rollouts: Any) -> Any:
-        if not done and trainer.epochs_done == 1:
-            done.append(action())
-        return collect(rollouts)
-
-    trainer._collect = collect_after
-    return done
+    return once_in_the_learner(trainer, "_collect", lambda: trainer.epochs_done == 1, action)
 
 
 @pytest.fixture(scope="module")
@@ -126,19 +124,6 @@ def test_a_killed_es_worker_resumes_its_stream_and_the_run_trains_the_same_param
     assert env_steps == fault_free[1]
 
 
-def _worker_on(rollouts: ESRayDistributedRollouts, node: Any) -> int:
-    """The index of the worker on ``node``."""
-    (worker,) = [i for i, actor in enumerate(rollouts.workers) if ray.get(actor.node.remote()) == node.node_id]
-    return worker
-
-
-def _restore_the_worker_node(cluster: Any, connections: Any) -> None:
-    """Adds a worker node again if a test removed it (the next cluster tests need it)."""
-    if not cluster.worker_nodes:
-        cluster.add_node(num_cpus=1, temp_dir=str(connections.temp_dir))
-        cluster.wait_for_nodes()
-
-
 def test_a_lost_and_replaced_node_changes_nothing_in_es_training(
     ray_cluster: Any,
     ray_connections: Any,
@@ -148,24 +133,12 @@ def test_a_lost_and_replaced_node_changes_nothing_in_es_training(
 ) -> None:
     """One worker per 1-CPU node; the worker node dies after the first iteration and a new node joins."""
     runner, made = _on_ray(tmp_path / "ray", monkeypatch)
-    removed = threading.Event()
-
-    def remove_the_worker_node() -> int:
-        (node,) = ray_cluster.worker_nodes
-        lost = _worker_on(made[0], node)
-        ray_cluster.remove_node(node)
-        removed.set()
-        return lost
-
-    def add_a_node_once_removed() -> None:  # in the test's thread: starting a node needs the main thread
-        if removed.wait(RUN_LIMIT_S):
-            ray_cluster.add_node(num_cpus=1, temp_dir=str(ray_connections.temp_dir))
-
-    replaced = _before_second_iteration(runner.trainer, remove_the_worker_node)
+    remove, replace = replaced_node_loss(ray, ray_cluster, ray_connections, lambda: made[0].workers, RUN_LIMIT_S)
+    replaced = _before_second_iteration(runner.trainer, remove)
     try:
-        parameters, env_steps = _trained(runner, add_a_node_once_removed)
+        parameters, env_steps = _trained(runner, replace)
     finally:
-        _restore_the_worker_node(ray_cluster, ray_connections)
+        restore_the_worker_node(ray_cluster, ray_connections)
 
     assert replaced and made[0].restarts.total == 1
     np.testing.assert_array_equal(parameters, fault_free[0])
@@ -182,17 +155,13 @@ def test_es_without_room_to_restart_a_lost_worker_trains_on_with_the_other_and_w
     """The worker node dies after the first iteration; its worker's restart finds no free CPU."""
     runner, made = _on_ray(tmp_path / "ray", monkeypatch, "runner.restart_timeout_s=4")
 
-    def remove_the_worker_node() -> int:
-        (node,) = ray_cluster.worker_nodes
-        lost = _worker_on(made[0], node)
-        ray_cluster.remove_node(node)
-        return lost
-
-    removed = _before_second_iteration(runner.trainer, remove_the_worker_node)
+    removed = _before_second_iteration(
+        runner.trainer, lambda: remove_the_worker_node(ray, ray_cluster, made[0].workers)
+    )
     try:
         parameters, env_steps = _trained(runner)
     finally:
-        _restore_the_worker_node(ray_cluster, ray_connections)
+        restore_the_worker_node(ray_cluster, ray_connections)
     warnings = [line for line in capsys.readouterr().out.splitlines() if line.startswith(DEGRADED)]
 
     assert removed and made[0].restarts.total == 1 and runner.trainer.epochs_done == 3

@@ -66,6 +66,7 @@ __all__ = [
     "RayCluster",
     "RayNotInstalledError",
     "actor_start_failure",
+    "alive_nodes",
     "cpu_capacity",
     "import_ray",
     "new_incarnation",
@@ -137,6 +138,11 @@ def cpu_capacity(ray: ModuleType, num_cpus: float) -> str:
     free = ray.available_resources().get("CPU", 0.0)
     total = ray.cluster_resources().get("CPU", 0.0)
     return f"each needs {num_cpus:g} CPU; the cluster has {free:g} of {total:g} CPUs free"
+
+
+def alive_nodes(ray: ModuleType) -> set[str]:
+    """The ids of the cluster's live nodes (a node removed or lost is dead once Ray has noticed)."""
+    return {node["NodeID"] for node in ray.nodes() if node["Alive"]}
 
 
 def node_id() -> str:
@@ -303,10 +309,11 @@ def new_incarnation() -> str:
 class ActorRestarts:
     """Counts the deaths (and so the restarts) of a runner's Ray actors; stops the run when one died too often.
 
-    A death shows in one of two ways, and each death is counted once: a call fails because
-    its actor died, or (when no call was running) the actor's next result comes from a new
-    instance. For the second, every actor tags its results with the id of its instance
-    (:func:`new_incarnation`, drawn in its constructor). Calls are tagged with the actor's
+    A death shows in one of three ways, and each death is counted once: a call fails because
+    its actor died, the runner finds the actor's node dead (:meth:`node_lost`; a call that
+    waits for the restarted actor does not fail), or (when no call was running) the actor's
+    next result comes from a new instance. For the last, every actor tags its results with the
+    id of its instance (:func:`new_incarnation`, drawn in its constructor). Calls are tagged with the actor's
     :meth:`generation` when submitted, so that the other calls failing with the same death do
     not count again, nor do calls that find the actor still restarting (``ActorUnavailableError``),
     while a call submitted afterwards that fails because the actor died (again, or for good
@@ -337,12 +344,21 @@ class ActorRestarts:
         """The tag of a call submitted to ``actor`` now (see :meth:`failed`)."""
         return self._generations.get(actor, 0)
 
-    def delivered(self, actor: int, incarnation: str) -> None:
+    def delivered(self, actor: int, incarnation: str, generation: Optional[int] = None) -> None:
         """Notes a result of ``actor`` from its instance ``incarnation``; a new instance after no failed call is a death.
+
+        Args:
+            actor: The actor.
+            incarnation: The id of the instance that produced the result.
+            generation: The tag of the call that delivered (None: not known). A call submitted
+                before a death was seen can deliver what the lost instance finished before it
+                died (e.g. before its node was lost): that says nothing about the restart.
 
         Raises:
             Exception: ``error(message)`` when the actor died more often than ``max_restarts``.
         """
+        if generation is not None and generation != self.generation(actor):
+            return  # produced before the death that was seen
         known = self._incarnations.setdefault(actor, incarnation)
         self._incarnations[actor] = incarnation
         if known != incarnation and actor not in self._death_seen:
@@ -360,9 +376,25 @@ class ActorRestarts:
         if actor in self._death_seen and _still_restarting(error):
             time.sleep(RESTART_POLL_SECONDS)  # a request sent while Ray restarts the actor: not another death
             return
-        self._generations[actor] = generation + 1
+        self._seen_dead(actor, type(error).__name__)
+
+    def restarting(self, actor: int) -> bool:
+        """Whether a death of ``actor`` was seen and no call submitted since has delivered."""
+        return actor in self._death_seen
+
+    def node_lost(self, actor: int) -> None:
+        """Notes that the node of ``actor`` died (its calls submitted so far count as failed with it).
+
+        Raises:
+            Exception: ``error(message)`` when the actor died more often than ``max_restarts``.
+        """
+        self._seen_dead(actor, "its node was lost")
+
+    def _seen_dead(self, actor: int, how: str) -> None:
+        """Counts a death of ``actor`` seen now; its next instance is expected, its earlier calls' failures are not new."""
+        self._generations[actor] = self.generation(actor) + 1
         self._death_seen.add(actor)
-        self._died(actor, type(error).__name__)
+        self._died(actor, how)
 
     def _died(self, actor: int, how: str) -> None:
         """Counts a death of ``actor``; raises when it has no restart left."""

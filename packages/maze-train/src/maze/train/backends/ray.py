@@ -44,6 +44,8 @@ class RayBackend(SubprocessBackend):
             cluster, divided by ``num_cpus_per_actor``).
         restart_timeout_s: How long an ES round waits for a worker that Ray restarts after its
             process or node died; then the round goes on without it (the run stops when no worker is left).
+            IMPALA/SAC: after how long a lost actor is named in the epoch's warning (the learner goes on
+            with the others; it stops when every actor is lost this long).
             A2C/PPO: how long a step waits for a dead env actor's restart before the run stops.
         start_method: Start method of evaluation envs in worker processes (see :class:`SubprocessBackend`).
     """
@@ -97,6 +99,7 @@ class RayBackend(SubprocessBackend):
             cluster=self.cluster,
             policy_factory=request.policy_factory,
             num_cpus_per_actor=self.num_cpus_per_actor,
+            restart_timeout_s=self.restart_timeout_s,
         )
 
     def replay_workers(self, request: ReplayWorkersRequest) -> BaseDistributedWorkersWithBuffer:
@@ -106,6 +109,7 @@ class RayBackend(SubprocessBackend):
             cluster=self.cluster,
             policy_factory=request.policy_factory,
             num_cpus_per_actor=self.num_cpus_per_actor,
+            restart_timeout_s=self.restart_timeout_s,
         )
 
     def es_rollouts(self, request: ESRolloutsRequest) -> ESDistributedRollouts:

@@ -45,6 +45,7 @@ class ActorOutput:
         episode_stats: Statistics of the episodes that ended in the rollout.
         incarnation: The id of the actor instance that produced it, where actors are restarted (Ray); a new id
             means that the actor's envs started over.
+        node: The id of the Ray node the actor ran on (Ray only).
     """
 
     rollout: RolloutBatch
@@ -54,6 +55,7 @@ class ActorOutput:
     rollout_seconds: float
     episode_stats: list[EpisodeStatsBatch] = field(default_factory=list)
     incarnation: Optional[str] = None
+    node: Optional[str] = None
 
 
 def actor_collector(
@@ -216,6 +218,10 @@ class DistributedActors(ABC):
     def take_restarts(self) -> int:
         """Actors restarted since the last call (after their process or node died); 0 where actors are not restarted."""
         return 0
+
+    def degraded_notice(self) -> str:
+        """A warning while some actors are lost and training goes on without them (empty while all deliver)."""
+        return ""
 
 
 class SequentialDistributedActors(DistributedActors):

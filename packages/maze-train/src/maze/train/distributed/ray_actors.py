@@ -16,21 +16,44 @@ reached the learner, so nothing is counted twice) and it is asked again. Restart
 (:meth:`take_restarts`, ``ImpalaEvents.actor_restarts`` in the statistics); one death more
 stops training with one :class:`~maze.train.distributed.subproc_actors.ActorFailedError`, as
 does an exception of the env or policy (with the actor's traceback).
+
+An actor is *down* from a call that failed because it died, or from the moment the learner
+finds the node of its last rollout dead (checked every ``NODE_CHECK_S`` while the learner
+waits or takes rollouts, and at every :meth:`~RayDistributedActors.degraded_notice`: a request
+sent to an actor that Ray restarts waits for it instead of failing), until it delivers again.
+The learner does not wait for down actors while others deliver (learning is asynchronous); one
+down longer than ``runner.restart_timeout_s`` (e.g. its node was lost and the cluster has no
+room for it) is named by :meth:`~RayDistributedActors.degraded_notice`, which the trainer logs
+every epoch until the actor is back. When every actor has been down that long, the run stops
+with one :class:`~maze.train.distributed.subproc_actors.ActorFailedError` naming the CPUs an
+actor needs and the cluster has free.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from contextlib import ExitStack
 from typing import Any, Callable, Optional
 
 import numpy as np
 import torch
-from maze.rollout.ray_cluster import ActorRestarts, RayCluster, actor_start_failure, new_incarnation
+from maze.rollout.ray_cluster import (
+    ActorRestarts,
+    RayCluster,
+    actor_start_failure,
+    alive_nodes,
+    cpu_capacity,
+    new_incarnation,
+    node_id,
+)
 from maze.train.distributed.actors import ActorOutput, DistributedActors, act_once, actor_collector
 from maze.train.distributed.subproc_actors import ActorFailedError
 
-__all__ = ["ImpalaRayActor", "RayDistributedActors", "load_policy_weights", "policy_weights"]
+__all__ = ["NODE_CHECK_S", "ImpalaRayActor", "RayDistributedActors", "load_policy_weights", "policy_weights"]
+
+NODE_CHECK_S = 1.0
+"""Seconds between two checks of the learner whether the nodes of its actors are alive (see the module docs)."""
 
 PolicyWeights = dict[str, dict[str, np.ndarray]]
 """Network key -> parameter or buffer name -> array: the weights as they travel through the object store."""
@@ -79,23 +102,29 @@ class ImpalaRayActor:
         self.behaviour_log_probs = behaviour_log_probs
         self.version = -1
         self.incarnation = new_incarnation()
+        self.node_id = node_id()
 
     def rollout(self, weights: PolicyWeights, version: int) -> ActorOutput:
         """One rollout with the weights of ``version`` (loaded first unless the actor has them).
 
         Returns:
-            The rollout, tagged with the id of this actor instance (restarts show as new ids).
+            The rollout, tagged with the id of this actor instance (restarts show as new ids) and of its node.
         """
         if version != self.version:
             load_policy_weights(self.policy, weights)
             self.version = version
         output = act_once(self.collector, self.policy, version, self.actor, self.behaviour_log_probs)
         output.incarnation = self.incarnation
+        output.node = self.node_id
         return output
 
     def pid(self) -> int:
         """The process id of the actor (tests kill it)."""
         return os.getpid()
+
+    def node(self) -> str:
+        """The id of the actor's node (tests remove it)."""
+        return self.node_id
 
 
 class RayDistributedActors(DistributedActors):
@@ -105,6 +134,8 @@ class RayDistributedActors(DistributedActors):
         cluster: Where and how to run on Ray (``runner.ray_address``, ``ray_init``, ``runtime_env``, ``max_restarts``).
         policy_factory: Builds an actor's policy from the run's model config (picklable).
         num_cpus_per_actor: CPUs Ray reserves for each actor.
+        restart_timeout_s: After how long down, an actor is named in :meth:`degraded_notice`;
+            when every actor is down this long, the run stops (``runner.restart_timeout_s``).
         **kwargs: The arguments of :class:`~maze.train.distributed.actors.DistributedActors`.
     """
 
@@ -114,12 +145,14 @@ class RayDistributedActors(DistributedActors):
         cluster: RayCluster,
         policy_factory: Callable[[], Any],
         num_cpus_per_actor: float = 1,
+        restart_timeout_s: float = 60,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.cluster = cluster
         self.policy_factory = policy_factory
         self.num_cpus_per_actor = num_cpus_per_actor
+        self.restart_timeout_s = restart_timeout_s
         self.cluster.require_ray()
         self.actors: list[Any] = []
         """The Ray actor handles (while started)."""
@@ -132,6 +165,9 @@ class RayDistributedActors(DistributedActors):
             "its unfinished rollout is discarded",
         )
         self._restarts_taken = 0
+        self._down_since: dict[int, float] = {}  # actor -> since when it is down (see the module docs)
+        self._nodes: dict[int, str] = {}  # actor -> the node of its last rollout
+        self._next_node_check = 0.0
         self._weights: Any = None
 
     def start(self) -> None:
@@ -161,6 +197,8 @@ class RayDistributedActors(DistributedActors):
             self._ray.kill(actor, no_restart=True)
         self.actors = []
         self._in_flight = {}
+        self._down_since = {}
+        self._nodes = {}
         self._weights = None
         self._stack.close()
 
@@ -173,12 +211,16 @@ class RayDistributedActors(DistributedActors):
         """Waits for ``actors_batch_size`` rollouts; each actor that delivered is asked for its next one.
 
         Raises:
-            ActorFailedError: An actor raised (with its traceback), or died more than ``max_restarts`` times.
+            ActorFailedError: An actor raised (with its traceback), died more than ``max_restarts``
+                times, or every actor has been down longer than ``restart_timeout_s``.
         """
         exceptions = self._ray.exceptions
         outputs: list[ActorOutput] = []
         while len(outputs) < self.actors_batch_size:
-            ready, _ = self._ray.wait(list(self._in_flight), num_returns=1)
+            self._check_nodes(every=NODE_CHECK_S)
+            if len(self._overdue()) == self.num_actors:
+                raise ActorFailedError(self._nobody_left())
+            ready, _ = self._ray.wait(list(self._in_flight), num_returns=1, timeout=self._patience())
             for request in ready:
                 actor, generation = self._in_flight.pop(request)
                 try:
@@ -187,13 +229,35 @@ class RayDistributedActors(DistributedActors):
                     if error.actor_init_failed:
                         raise ActorFailedError(actor_start_failure(f"Actor {actor}", error)) from None
                     self._restarts.failed(actor, generation, error)  # the rollout never reached the learner
+                    self._down_since.setdefault(actor, time.monotonic())
+                except exceptions.ObjectLostError:
+                    pass  # a finished rollout lost with its node: the node check or the next instance counts the death
                 except exceptions.RayTaskError as error:
                     raise ActorFailedError(f"Actor {actor} failed; training stopped. {error}") from None
                 else:
-                    self._restarts.delivered(actor, output.incarnation)
+                    self._restarts.delivered(actor, output.incarnation, generation)
+                    if not self._restarts.restarting(actor):  # else finished before the death that was seen
+                        self._down_since.pop(actor, None)
+                        self._nodes[actor] = output.node
                     outputs.append(output)
                 self._request(actor)
         return outputs
+
+    def degraded_notice(self) -> str:
+        """The warning while actors are down longer than ``restart_timeout_s`` (empty while none is).
+
+        Checks the nodes of the actors first (see the module docs).
+        """
+        self._check_nodes(every=0)
+        overdue = self._overdue()
+        if not overdue:
+            return ""
+        return (
+            f"Warning: the learner trains on the rollouts of {self.num_actors - len(overdue)} of {self.num_actors} "
+            f"actors: Actor(s) {', '.join(map(str, overdue))} did not come back within "
+            f"runner.restart_timeout_s={self.restart_timeout_s:g} s ({self._capacity()}); each rejoins when Ray has "
+            "restarted it"
+        )
 
     def queue_size(self) -> int:
         """Finished rollouts waiting for the learner."""
@@ -205,6 +269,41 @@ class RayDistributedActors(DistributedActors):
         restarts = self._restarts.total - self._restarts_taken
         self._restarts_taken = self._restarts.total
         return restarts
+
+    def _overdue(self) -> list[int]:
+        """The actors down longer than ``restart_timeout_s``."""
+        now = time.monotonic()
+        return sorted(actor for actor, since in self._down_since.items() if now - since >= self.restart_timeout_s)
+
+    def _check_nodes(self, every: float) -> None:
+        """Notes as down (and counts the death of) each actor whose last rollout's node is dead; at most ``every`` s."""
+        now = time.monotonic()
+        if now < self._next_node_check:
+            return
+        self._next_node_check = now + every
+        alive = alive_nodes(self._ray)
+        for actor, node in self._nodes.items():
+            if actor not in self._down_since and node not in alive:
+                self._restarts.node_lost(actor)
+                self._down_since[actor] = now
+
+    def _patience(self) -> float:
+        """Seconds the learner waits for a rollout before it checks the nodes, or until every actor is overdue."""
+        if len(self._down_since) < self.num_actors:
+            return NODE_CHECK_S
+        overdue_at = max(self._down_since.values()) + self.restart_timeout_s
+        return max(0.0, min(NODE_CHECK_S, overdue_at - time.monotonic()))
+
+    def _capacity(self) -> str:
+        return cpu_capacity(self._ray, self.num_cpus_per_actor)
+
+    def _nobody_left(self) -> str:
+        return (
+            f"no actor is running: Actors {', '.join(map(str, self._overdue()))} did not run again within "
+            f"runner.restart_timeout_s={self.restart_timeout_s:g} s ({self._capacity()}); the run stopped. Add nodes "
+            "or CPUs to the cluster, lower runner.num_cpus_per_actor, or raise runner.restart_timeout_s if the nodes "
+            "take longer to start an actor"
+        )
 
     def _request(self, actor: int) -> None:
         request = self.actors[actor].rollout.remote(self._weights, self.policy_version)

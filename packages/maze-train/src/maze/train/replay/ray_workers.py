@@ -39,15 +39,24 @@ class RayDistributedWorkersWithBuffer(SubprocDistributedWorkersWithBuffer):
         cluster: Where and how to run on Ray (``runner.ray_address``, ``ray_init``, ``runtime_env``, ``max_restarts``).
         policy_factory: Builds a worker's policy from the run's model config (picklable).
         num_cpus_per_actor: CPUs Ray reserves for each worker.
+        restart_timeout_s: After how long a lost worker is named in the epoch's warning, and
+            how long the learner waits when every worker is lost (see
+            :class:`~maze.train.distributed.ray_actors.RayDistributedActors`).
     """
 
     def __init__(
-        self, *args: Any, cluster: RayCluster, policy_factory: Callable[[], Any], num_cpus_per_actor: float = 1
+        self,
+        *args: Any,
+        cluster: RayCluster,
+        policy_factory: Callable[[], Any],
+        num_cpus_per_actor: float = 1,
+        restart_timeout_s: float = 60,
     ) -> None:
         self._ray_options = {
             "cluster": cluster,
             "policy_factory": policy_factory,
             "num_cpus_per_actor": num_cpus_per_actor,
+            "restart_timeout_s": restart_timeout_s,
         }
         super().__init__(*args)
 

@@ -154,6 +154,10 @@ class SubprocDistributedWorkersWithBuffer(BaseDistributedWorkersWithBuffer):
         """Workers restarted since the last call (see the actors' ``take_restarts``)."""
         return self.actors.take_restarts()
 
+    def degraded_notice(self) -> str:
+        """The actors' warning about lost workers (see the actors' ``degraded_notice``)."""
+        return self.actors.degraded_notice()
+
     def close(self) -> None:
         """Stops the worker processes (none outlives this call) and closes the in-process envs."""
         try:

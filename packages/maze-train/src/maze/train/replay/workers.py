@@ -165,6 +165,10 @@ class BaseDistributedWorkersWithBuffer(ABC):
         """Workers restarted since the last call (after their process or node died); 0 where none are restarted."""
         return 0
 
+    def degraded_notice(self) -> str:
+        """A warning while some workers are lost and training goes on without them (empty while all deliver)."""
+        return ""
+
     @abstractmethod
     def close(self) -> None:
         """Stops the workers (no worker process outlives this call)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, Optional
@@ -23,6 +24,8 @@ from maze.train.rollout.collector import RolloutBatch
 from maze.train.trainers.impala.config import ImpalaAlgorithmConfig
 from maze.train.trainers.impala.events import ImpalaEvents
 from maze.train.trainers.impala.vtrace import VTraceReturns, from_importance_weights
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["IMPALA", "ImpalaBatch"]
 
@@ -96,6 +99,13 @@ class IMPALA(ActorCritic):
     def close(self) -> None:
         """Stops the actors (no worker outlives this call)."""
         self.actors.stop()
+
+    def _epoch_trained(self, env_steps: int, seconds: float) -> None:
+        """Records the epoch's duration; warns while lost actors are left out (see ``degraded_notice``)."""
+        super()._epoch_trained(env_steps, seconds)
+        notice = self.actors.degraded_notice()
+        if notice:
+            logger.warning(notice)
 
     def _collect_episode_stats(self) -> None:
         """Episode statistics arrive with the actor outputs (see :meth:`_train_step`)."""

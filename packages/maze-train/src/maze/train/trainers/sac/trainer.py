@@ -146,8 +146,11 @@ class SAC(EpochLoopTrainer):
             self._iteration()
 
     def _epoch_trained(self, env_steps: int, seconds: float) -> None:
-        """Records the epoch's duration."""
+        """Records the epoch's duration; warns while lost workers are left out (see ``degraded_notice``)."""
         self.events.record(SACEvents.time_epoch, value=seconds)
+        notice = self.workers.degraded_notice()
+        if notice:
+            logger.warning(notice)
 
     @property
     def sub_steps_per_env_step(self) -> int:
