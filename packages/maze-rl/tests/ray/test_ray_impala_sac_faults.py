@@ -32,7 +32,7 @@ from ray_runs import (
     wait_for_a_new_process,
 )
 from test_ray_impala import IMPALA_ON_RAY
-from test_ray_sac import SEEDS
+from test_ray_sac import SAC_CARTPOLE_ON_RAY
 
 RUN_LIMIT_S = 240
 """A run that takes longer hangs (a fault-free one takes seconds)."""
@@ -47,20 +47,7 @@ IMPALA_SHORT = (
 )
 """Three epochs of ten updates of one rollout of 4 envs x 50 steps (2,000 env steps an epoch), no evaluation."""
 
-SAC_SHORT = (
-    "env.name=CartPole-v1",
-    "algorithm=sac",
-    "model=vector_obs",
-    "critic=template_state_action",
-    "+experiment=cartpole_sac",
-    "runner=ray",
-    "algorithm.num_actors=2",
-    f"algorithm.n_epochs={EPOCHS}",
-    "algorithm.epoch_length=50",
-    "algorithm.initial_buffer_size=100",
-    "algorithm.rollout_evaluator=null",
-    *SEEDS,
-)
+SAC_SHORT = (*SAC_CARTPOLE_ON_RAY, f"algorithm.n_epochs={EPOCHS}", "algorithm.epoch_length=50")
 """100 random transitions, then three epochs of 50 iterations of one 1-step rollout of each of two workers."""
 
 DEGRADED = "Warning: the learner trains on the rollouts of 1 of 2 actors"
@@ -82,23 +69,33 @@ def _restarts(recorder: StatsRecorder, event: Any) -> list[int]:
     return [stats_value(table, event) for table in recorder.tables]
 
 
+def _run_losing_the_worker_node(
+    cluster: Any, connections: Any, runner: Any, owner: Any, method: str, actors: Callable[[], Sequence[Any]]
+) -> tuple[list[int], StatsRecorder]:
+    """Runs ``runner``; ``owner.<method>`` removes the worker node after the first epoch and waits for the restart.
+
+    A new node joins from the test's thread; the worker node is restored afterwards. Returns the
+    index of the lost actor (in a list, empty if the removal never happened) and the epochs' statistics.
+    """
+    remove, replace = replaced_node_loss(ray, cluster, connections, actors, RUN_LIMIT_S)
+    trainer = runner.trainer
+    lost = once_in_the_learner(owner, method, lambda: trainer.epochs_done == 1, _awaiting_the_restart(remove, actors))
+    try:
+        with StatsRecorder("train") as recorder:
+            finished_within(RUN_LIMIT_S, runner.run, replace)
+    finally:
+        restore_the_worker_node(cluster, connections)
+    return lost, recorder
+
+
 def test_a_lost_and_replaced_node_restarts_one_impala_actor_and_no_rollout_is_lost_or_counted_twice(
     ray_cluster: Any, ray_connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runner = set_up_job("conf_train", IMPALA_SHORT, tmp_path / "run", monkeypatch)
     trainer, actors = runner.trainer, runner.trainer.actors
-    remove, replace = replaced_node_loss(ray, ray_cluster, ray_connections, lambda: actors.actors, RUN_LIMIT_S)
-    lost = once_in_the_learner(
-        actors,
-        "collect_outputs",
-        lambda: trainer.epochs_done == 1,
-        _awaiting_the_restart(remove, lambda: actors.actors),
+    lost, recorder = _run_losing_the_worker_node(
+        ray_cluster, ray_connections, runner, actors, "collect_outputs", lambda: actors.actors
     )
-    try:
-        with StatsRecorder("train") as recorder:
-            finished_within(RUN_LIMIT_S, runner.run, replace)
-    finally:
-        restore_the_worker_node(ray_cluster, ray_connections)
 
     assert lost and trainer.epochs_done == EPOCHS
     assert trainer.env_steps == EPOCHS * 10 * 50 * 4  # one rollout of 4 envs x 50 steps per update
@@ -111,18 +108,9 @@ def test_a_lost_and_replaced_node_restarts_one_sac_worker_and_no_transition_is_l
 ) -> None:
     runner = set_up_job("conf_train", SAC_SHORT, tmp_path / "run", monkeypatch)
     trainer, workers = runner.trainer, runner.trainer.workers
-    remove, replace = replaced_node_loss(ray, ray_cluster, ray_connections, lambda: workers.actors.actors, RUN_LIMIT_S)
-    lost = once_in_the_learner(
-        workers,
-        "collect_rollouts",
-        lambda: trainer.epochs_done == 1,
-        _awaiting_the_restart(remove, lambda: workers.actors.actors),
+    lost, recorder = _run_losing_the_worker_node(
+        ray_cluster, ray_connections, runner, workers, "collect_rollouts", lambda: workers.actors.actors
     )
-    try:
-        with StatsRecorder("train") as recorder:
-            finished_within(RUN_LIMIT_S, runner.run, replace)
-    finally:
-        restore_the_worker_node(ray_cluster, ray_connections)
 
     assert lost and trainer.epochs_done == EPOCHS
     assert workers.env_steps == 100 + EPOCHS * 50 * 2  # two 1-step rollouts per iteration

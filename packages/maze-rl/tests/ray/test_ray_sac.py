@@ -30,6 +30,20 @@ SAC_PENDULUM_ON_RAY = (
 )
 """RL-Zoo's Pendulum SAC with one Ray worker."""
 
+SAC_CARTPOLE_ON_RAY = (
+    "env.name=CartPole-v1",
+    "algorithm=sac",
+    "model=vector_obs",
+    "critic=template_state_action",
+    "+experiment=cartpole_sac",
+    "runner=ray",
+    "algorithm.num_actors=2",
+    "algorithm.initial_buffer_size=100",
+    "algorithm.rollout_evaluator=null",
+    *SEEDS,
+)
+"""CartPole SAC with two Ray workers after 100 random transitions, without evaluation (add the epochs)."""
+
 
 def test_sac_with_ray_workers_learns_pendulums_first_stage(
     ray_local: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -45,20 +59,7 @@ def test_sac_with_ray_workers_learns_pendulums_first_stage(
 def test_a_killed_sac_worker_is_restarted_and_no_transition_is_lost_or_stored_twice(
     ray_local: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    overrides = (
-        "env.name=CartPole-v1",
-        "algorithm=sac",
-        "model=vector_obs",
-        "critic=template_state_action",
-        "+experiment=cartpole_sac",
-        "runner=ray",
-        "algorithm.num_actors=2",
-        "algorithm.n_epochs=3",
-        "algorithm.epoch_length=200",
-        "algorithm.initial_buffer_size=100",
-        "algorithm.rollout_evaluator=null",
-        *SEEDS,
-    )
+    overrides = (*SAC_CARTPOLE_ON_RAY, "algorithm.n_epochs=3", "algorithm.epoch_length=200")
     runner = set_up_job("conf_train", overrides, tmp_path / "run", monkeypatch)
     workers = runner.trainer.workers
     killed = kill_actor_in_the_learner(

@@ -166,7 +166,7 @@ class RayVectorEnv(MessagingVectorEnv):
         self.restart_timeout_s = restart_timeout_s
         self._num_cpus_per_actor = num_cpus_per_actor
         self._reset_payloads: list[tuple[Optional[int], Optional[dict]]] = [(None, None)] * len(env_factories)
-        self._last_observations: list[Any] = [None] * len(env_factories)
+        self._last_results: list[Any] = [(None,)] * len(env_factories)  # of reset/step: observation first
         try:
             if num_actors <= 0:
                 num_actors = max(1, int(self._ray.cluster_resources().get("CPU", 1) // num_cpus_per_actor))
@@ -220,7 +220,7 @@ class RayVectorEnv(MessagingVectorEnv):
         if command == "reset":
             self._reset_payloads = list(payloads)
         if command in ("reset", "step"):
-            self._last_observations = [result[0] for result in results]
+            self._last_results = results
         return results
 
     def _describe_actor(self, actor: int) -> str:
@@ -315,5 +315,5 @@ class RayVectorEnv(MessagingVectorEnv):
     def _cut_episode(self, index: int, reset_result: Any) -> EnvStepResult:
         """The step result of env ``index`` whose episode the actor's death cut short (see the module docs)."""
         observation, reset_info, actor_id = reset_result
-        info = {**reset_info, "final_observation": self._last_observations[index], "final_info": dict(LOST_ENV_INFO)}
+        info = {**reset_info, "final_observation": self._last_results[index][0], "final_info": dict(LOST_ENV_INFO)}
         return observation, 0.0, False, True, info, actor_id
