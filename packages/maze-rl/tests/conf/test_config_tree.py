@@ -131,13 +131,41 @@ def test_conf_rollout_defaults() -> None:
     [
         (
             "a2c",
-            {"lr": 0.0007, "optimizer": "rmsprop", "entropy_coef": 0.0, "epoch_length": 160, "n_rollout_steps": 16},
-            {"lr": 0.0005, "optimizer": "adam", "entropy_coef": 0.00025, "epoch_length": 25, "n_rollout_steps": 100},
+            {
+                "lr": 0.0007,
+                "optimizer": "rmsprop",
+                "entropy_coef": 0.0,
+                "gamma": 0.995,
+                "epoch_length": 160,
+                "n_rollout_steps": 16,
+            },
+            {
+                "lr": 0.0005,
+                "optimizer": "adam",
+                "entropy_coef": 0.00025,
+                "gamma": 0.98,
+                "epoch_length": 25,
+                "n_rollout_steps": 100,
+            },
         ),
         (
             "ppo",
-            {"lr": 0.0003, "clip_range": 0.2, "batch_size": 64, "epoch_length": 10, "n_rollout_steps": 256},
-            {"lr": 0.00025, "clip_range": 0.2, "batch_size": 100, "epoch_length": 25, "n_rollout_steps": 100},
+            {
+                "lr": 0.0003,
+                "clip_range": 0.2,
+                "gamma": 0.99,
+                "batch_size": 64,
+                "epoch_length": 10,
+                "n_rollout_steps": 256,
+            },
+            {
+                "lr": 0.00025,
+                "clip_range": 0.2,
+                "gamma": 0.98,
+                "batch_size": 100,
+                "epoch_length": 25,
+                "n_rollout_steps": 100,
+            },
         ),
     ],
 )
@@ -145,7 +173,7 @@ def test_algorithm_configs_hold_the_documented_keys(algorithm: str, defaults: di
     cfg = compose("conf_train", [f"algorithm={algorithm}"]).algorithm
     expected = ALGORITHM_KEYS | (PPO_ONLY_KEYS if algorithm == "ppo" else set())
     assert set(cfg) == expected
-    assert (cfg.n_epochs, cfg.patience, cfg.gamma, cfg.max_grad_norm, cfg.reward_scaling) == (0, 15, 0.99, 0.5, True)
+    assert (cfg.n_epochs, cfg.patience, cfg.max_grad_norm, cfg.reward_scaling) == (0, 15, 0.5, True)
     assert cfg.max_env_steps == 1_000_000 and cfg.target_reward is None and cfg.device == "cpu"
     assert OmegaConf.to_container(cfg.rollout_evaluator) == {
         "_target_": "maze.train.evaluators.RolloutEvaluator",
