@@ -89,11 +89,12 @@ def wheel(session: nox.Session, name: str, extras: str = "") -> str:
     """The requirement that installs in-repo package ``name`` (with ``extras``, e.g. ``"onnx"``) from its wheel.
 
     The first session that needs the package builds its wheel with the session's pip; later
-    sessions of the same ``nox`` run install the same file.
+    sessions of the same ``nox`` run install the same file. Building is part of installing, so
+    ``nox --install-only`` builds the wheels too.
     """
     if name not in _WHEELS:
         out = _WHEEL_DIR / name
-        session.run("python", "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(by_name(name).path))
+        session.run_install("python", "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(by_name(name).path))
         _WHEELS[name] = next(out.glob("*.whl"))
     return f"{_WHEELS[name]}[{extras}]" if extras else str(_WHEELS[name])
 
