@@ -18,7 +18,7 @@ another case each round, so machine noise hits all alike; all cases train the sa
   tracking adds to the training process, little affected by other load on the machine.
 * Wall time: process start to exit, reported (not judged): the tracking process imports its
   library and opens the store at the training's priority, talks to it at nice 10 once its run
-  exists, and the command waits at its end until the tracked run has its artifacts and status.
+  exists or the first epoch's metrics are written, and the command waits at its end until the tracked run has its artifacts and status.
 """
 
 from __future__ import annotations
@@ -174,7 +174,8 @@ def notes(runs: dict[str, list[dict[str, float]]], rounds: int, seeds: tuple[int
         "time of the `maze-run` process alone (its forked evaluation children and the tracking process not "
         "counted). The tracking library runs in a child process that `maze-run` starts before it imports torch; it "
         "connects at the training's priority (importing MLflow takes about 1.5 s of CPU, opening its SQLite store "
-        "about 1 s) and then writes at nice 10, so the training keeps its cores; the wall time includes the command's wait at its end until the tracked run has its "
+        "about 1 s) and runs at nice 10 once its run exists or the first epoch's metrics are written, so the training "
+        "keeps its cores; the wall time includes the command's wait at its end until the tracked run has its "
         "artifacts and status. The MLflow store was created by one untimed run first (the very first run of a new "
         "store also pays MLflow's table creation, about 5 s here). W&B runs offline (no network). Load average "
         f"(1 min) before the runs: {min(loads):.1f}–{max(loads):.1f} on 2 cores (other jobs shared the machine)."

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from maze.train.tracking.protocol import encode
+from maze.train.tracking.worker import NICENESS
 
 __all__ = ["TrackingProcess", "claim", "prestart"]
 
@@ -49,6 +50,7 @@ class TrackingProcess:
         self.log_file = self.run_dir / f"tracking_{backend}.log"
         self._pending = bytearray()
         self._events = bytearray()
+        self._lowered = False
         with open(self.log_file, "ab") as log:
             self.popen = subprocess.Popen(
                 [sys.executable, "-m", "maze.train.tracking.worker", backend],
@@ -126,6 +128,21 @@ class TrackingProcess:
         try:
             self.popen.stdin.close()
         except OSError:
+            pass
+
+    def lower_priority(self) -> None:
+        """Lowers the process to nice :data:`~maze.train.tracking.worker.NICENESS` (never raises it); once only.
+
+        The writer calls it with the first epoch's metrics: from then on the training needs its cores,
+        whether or not the process has finished connecting (a short run can end before MLflow is imported).
+        """
+        if self._lowered:
+            return
+        self._lowered = True
+        try:
+            if os.getpriority(os.PRIO_PROCESS, self.popen.pid) < NICENESS:
+                os.setpriority(os.PRIO_PROCESS, self.popen.pid, NICENESS)
+        except (AttributeError, OSError):  # not permitted (or not POSIX, or already gone): it keeps its priority
             pass
 
     def _restore_priority(self) -> None:

@@ -95,6 +95,7 @@ class TrackingWriter(LogStatsWriter):
             self._send(
                 {"op": "metrics", "step": self._steps[step], "epoch": step, "time_ms": time_ms, "values": values}
             )
+            self._process.lower_priority()  # the training is under way: it keeps its cores
         self._handle(self._process.events()[0])
 
     def close(self) -> None:
