@@ -86,7 +86,7 @@ def impala_case(runner_name: str, epochs: int, scratch: Path) -> Callable[[], fl
 def start_up_seconds(ray: object) -> tuple[float, float]:
     """Seconds of ``ray.init`` (a local 2-CPU Ray) and of its first actor's first reply."""
     start = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False)  # type: ignore[attr-defined]
+    ray.init(address="local", num_cpus=2, include_dashboard=False)  # type: ignore[attr-defined]
     started = time.perf_counter()
 
     class Probe:
