@@ -18,7 +18,8 @@ another case each round, so machine noise hits all alike; all cases train the sa
   tracking adds to the training process, little affected by other load on the machine.
 * Wall time: process start to exit, reported (not judged): the tracking process imports its
   library and opens the store at the training's priority, talks to it at nice 10 once its run
-  exists or the first epoch's metrics are written, and the command waits at its end until the tracked run has its artifacts and status.
+  exists or the first epoch's metrics are written, and the command waits at its end until the
+  tracked run has its artifacts and status.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ first, sent as soon as it is started) and makes the tracking library's calls, so
 store and every request happen off the training process. Connecting and starting the run
 (a few seconds of CPU) run at the training's priority, during the job's start-up, so the first
 epoch's metrics have a store to go to; then the process lowers its priority (nice
-:data:`NICENESS`; the training process lowers it with its first epoch's metrics if connecting takes longer): the per-epoch requests are small, and the training keeps its cores (at nice
+:data:`NICENESS`; the training process lowers it with its first epoch's metrics if connecting
+takes longer): the per-epoch requests are small, and the training keeps its cores (at nice
 19 a process gets about 1.5 % of a core beside busy training processes, and connecting took
 minutes). When the training ends, the training process gives it back its own priority where the
 system allows. It stays in the training's session (a session of its own would be an
