@@ -5,7 +5,7 @@ budget and writes ``results/cutting.md``/``.json``: our figures beside the seeds
 
 * Part 4, flat env (``env=tutorial_cutting_2d_basic``, PPO): the seeds print the ``train`` reward
   statistics at log step 12, after 12 epochs of 8,000 env steps (96,000); our PPO defaults collect
-  20,000 env steps per epoch, so 12 epochs are 240,000 env steps (the table states both).
+  20,480 env steps per epoch, so 12 epochs are 245,760 env steps (the table states both).
 * Part 8, structured "simple problem" (``env=tutorial_cutting_2d_struct`` and ``_struct_masked``,
   PPO): the seeds say the reward approaches the optimum of 31 raw pieces per 180-step episode
   (reward -31) and that masking helps; we report the deterministic evaluation per epoch.
@@ -124,8 +124,8 @@ def markdown(results: list[Figures]) -> str:
         )
     lines += [
         "",
-        f"Commands (seed {SEED}, `runner=dev`, documented PPO defaults otherwise: 25 updates of 8 envs x 100 steps "
-        "per epoch = 20,000 env steps; the structured env's env step is two sub-steps):",
+        f"Commands (seed {SEED}, `runner=dev`, documented PPO defaults otherwise: 10 updates of 8 envs x 256 steps "
+        "per epoch = 20,480 env steps; the structured env's env step is two sub-steps):",
         "",
         *[f"- `{figures.command}`" for figures in results],
         "",

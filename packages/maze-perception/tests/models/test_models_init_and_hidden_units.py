@@ -75,9 +75,31 @@ def test_normc_gives_unit_norm_rows_and_small_policy_heads() -> None:
     assert not torch.allclose(hidden[0].weight @ hidden[0].weight.T, torch.eye(128), atol=1e-2)  # not orthogonal
 
 
+@pytest.mark.parametrize("scheme", ["normc", "orthogonal"])
+def test_value_head_gain_scales_the_critic_head_only(scheme: str) -> None:
+    torch.manual_seed(0)
+    default = build(vector_obs(builder_weight_init=scheme))
+    torch.manual_seed(0)
+    small = build(vector_obs(builder_weight_init=scheme, builder_value_head_gain=0.01))
+    default_layers, small_layers = (linear_layers(c.critic.networks[0]) for c in (default, small))
+    for default_layer, small_layer in zip(default_layers[:-1], small_layers[:-1], strict=True):
+        assert torch.equal(default_layer.weight, small_layer.weight)  # hidden layers as before
+    assert float(default_layers[-1].weight.norm()) == pytest.approx(1.0, rel=1e-5)
+    assert float(small_layers[-1].weight.norm()) == pytest.approx(0.01, rel=1e-5)
+    for default_layer, small_layer in zip(
+        linear_layers(default.policy.networks[0]), linear_layers(small.policy.networks[0]), strict=True
+    ):
+        assert torch.equal(default_layer.weight, small_layer.weight)  # the policy is untouched
+    observation = {"observation": torch.randn(16, 4) * 100}  # raw inputs far from unit scale
+    values = small.critic.networks[0](observation)["value"]
+    assert float(values.abs().max()) <= 0.01 * math.sqrt(128) + 1e-6  # 0.01 x the norm of a 128-wide tanh latent
+
+
 def test_an_unknown_init_scheme_is_named_with_the_known_ones() -> None:
     with pytest.raises(ConfigurationError, match=r"model_builder.weight_init='xavier' .* one of normc, orthogonal"):
         build(vector_obs(builder_weight_init="xavier"))
+    with pytest.raises(ConfigurationError, match=r"model_builder.value_head_gain=0 must be positive"):
+        build(vector_obs(builder_value_head_gain=0))
     with pytest.raises(ConfigurationError, match="gain must be positive"):
         make_module_init_orthogonal(0.0)
     with pytest.raises(ConfigurationError, match="one of normc, orthogonal"):

@@ -20,7 +20,8 @@ __all__ = [
 HIDDEN_GAINS = {"normc": 1.0, "orthogonal": math.sqrt(2.0)}
 """The schemes of :func:`make_module_init` and the gain each gives hidden layers.
 
-Output heads get the same gains under both (0.01 for policy heads, 1.0 for value heads);
+Output heads get the same gains under both (0.01 for policy heads, 1.0 for value heads unless
+the builder's ``value_head_gain`` says otherwise);
 ``orthogonal`` with ``sqrt(2)`` for hidden layers is the initialisation of stable-baselines3
 and the RL-Zoo.
 """

@@ -93,7 +93,7 @@ class ConcatModelBuilder(BaseModelBuilder):
             )
         heads = [self._head(blocks, name, shape, head_input) for name, shape in output_shapes.items()]
         net = self._inference_block(blocks, obs_shapes, list(output_shapes), self.shared_embedding_keys)
-        self.initialize(net, heads, head_gain=1.0)
+        self.initialize(net, heads, head_gain=self.value_head_gain)
         return net
 
     def _unmapped(self, obs_shapes: Shapes) -> list[str]:
