@@ -44,7 +44,7 @@ class BaseModelBuilder(ABC):
         value_head_gain: The gain of the critics' output heads (state values and Q values). 1.0 gives the
             untrained critic values of the inputs' scale; a small gain such as 0.01 starts it near 0 for
             every observation. With return-based reward scaling the value targets are near unit scale,
-            so a critic over large raw inputs (values in the hundreds) starts with errors far larger
+            so a critic over large raw inputs (tens to hundreds) starts with errors far larger
             than the differences between the scaled rewards, and its advantages are noise until it fits
             (measured on the flat Cutting-2D tutorial env: PPO avoided the rare valid actions for good).
 
