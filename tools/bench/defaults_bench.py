@@ -6,6 +6,7 @@ seeds 1, 2 and 3 (about 30 CPU-hours). Parts::
     python -m tools.bench.defaults_bench --list
     python -m tools.bench.defaults_bench --rows PPO/LunarLander-v3 A2C/CartPole-v1 --seeds 1
     python -m tools.bench.defaults_bench --rows 'IMPALA/*' '*/thermostat'
+    python -m tools.bench.defaults_bench --rows 'SAC/*' --seeds 1 2 --maze-only   # after a change to maze
 
 A part merges its runs into the committed ``results/defaults.json`` (replacing the runs of the
 same row, seed and tool, keeping all others) and rewrites ``results/defaults.md`` and one figure
@@ -184,10 +185,21 @@ def run_seed(row: Row, seed: int, work_dir: Path, commit: str) -> list[CurveRun]
     jobs = [lambda: run_maze(row, seed, work_dir)]
     if row.peer is not None:
         jobs.append(lambda: run_sb3(row, seed, work_dir))
-    runs = run_together(jobs)
+    return reported(row, run_together(jobs), commit)
+
+
+def run_maze_pair(row: Row, seeds: Sequence[int], work_dir: Path, commit: str) -> list[CurveRun]:
+    """``row``'s maze runs of one or two seeds at the same time (``--maze-only``: two maze runs load the
+    machine as a maze and an SB3 run do)."""
+    jobs = [lambda seed=seed: run_maze(row, seed, work_dir) for seed in seeds]
+    return reported(row, run_together(jobs), commit)
+
+
+def reported(row: Row, runs: list[CurveRun], commit: Optional[str]) -> list[CurveRun]:
+    """``runs`` stamped with ``commit``, each with a progress line printed."""
     for run in runs:
         run.commit = commit
-        print(f"  {row.name} {run.tool} seed {seed}: {defaults_report.one_line(row, run)}", flush=True)
+        print(f"  {row.name} {run.tool} seed {run.seed}: {defaults_report.one_line(row, run)}", flush=True)
     return runs
 
 
@@ -259,17 +271,29 @@ def merged(kept: list[CurveRun], new: list[CurveRun]) -> list[CurveRun]:
     return sorted(runs, key=lambda run: (order.index(run.case) if run.case in order else len(order), run.seed))
 
 
-def run_part(rows: Sequence[Row], seeds: Sequence[int]) -> None:
-    """Runs ``rows`` on ``seeds`` and merges them into the committed results (rewritten after every seed)."""
+def run_part(rows: Sequence[Row], seeds: Sequence[int], maze_only: bool = False) -> None:
+    """Runs ``rows`` on ``seeds`` and merges them into the committed results (rewritten after every seed).
+
+    ``maze_only``: only maze's runs, two seeds at a time; the committed SB3 runs are kept (for a
+    change to maze: an SB3 run of a seed is the same on the same CPU).
+    """
     kept, baselines = load()
     new: list[CurveRun] = []
     commit = git_commit()
-    print(f"\nDefaults benchmark: {[row.name for row in rows]}, seeds {list(seeds)} (commit {commit}) ...", flush=True)
+    tools = "maze only" if maze_only else "maze and SB3"
+    print(
+        f"\nDefaults benchmark: {[row.name for row in rows]}, seeds {list(seeds)}, {tools} (commit {commit}) ...",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="maze-defaults-bench-") as tmp:
         baselines = baselines_of([row.env for row in ROWS], baselines, Path(tmp))  # cheap: the table's every row
         for row in rows:
-            for seed in seeds:
-                new += run_seed(row, seed, Path(tmp), commit)
+            for group in [seeds[start : start + 2] for start in range(0, len(seeds), 2)] if maze_only else seeds:
+                new += (
+                    run_maze_pair(row, group, Path(tmp), commit)
+                    if maze_only
+                    else run_seed(row, group, Path(tmp), commit)
+                )
                 defaults_report.write(ROWS, merged(kept, new), baselines, RESULTS_DIR)
     print(defaults_report.markdown(ROWS, merged(kept, new), baselines))
 
@@ -309,6 +333,11 @@ def cli() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=list(SEEDS), help="seeds to run (default: 1 2 3)")
     parser.add_argument("--list", action="store_true", help="print the rows' names and budgets, and exit")
     parser.add_argument("--quick", action="store_true", help="a smoke run that writes nothing")
+    parser.add_argument(
+        "--maze-only",
+        action="store_true",
+        help="run maze only, two seeds at a time, keeping the committed SB3 runs (after a change to maze)",
+    )
     args = parser.parse_args()
     if args.list:
         for row in ROWS:
@@ -318,7 +347,7 @@ def cli() -> None:
     elif args.quick:
         quick()
     else:
-        run_part(chosen(args.rows) if args.rows else ROWS, args.seeds)
+        run_part(chosen(args.rows) if args.rows else ROWS, args.seeds, args.maze_only)
 
 
 if __name__ == "__main__":

@@ -11,18 +11,21 @@ from typing import Any
 
 import pytest
 import torch
+import yaml
 from checkpoint_test_support import training_state
 from gymnasium import spaces
-from maze.distributions import DictProbabilityDistribution
+from maze.distributions import DiagonalGaussianProbabilityDistribution, DictProbabilityDistribution
 from maze.distributions.squashed_gaussian import SquashedGaussianProbabilityDistribution
 from maze.env.errors import ConfigurationError
 from maze.perception.blocks.output import LinearOutputBlock
+from maze.perception.checkpoint import MODEL_CONFIG_FILE
 from maze.train.replay import TransitionBatch
 from maze.train.trainers.sac import losses
-from maze.train.trainers.sac.runner import SACRunner
+from maze.train.trainers.sac import runner as runner_module
+from maze.train.trainers.sac.runner import SQUASHED_BOX_RULE, SACRunner
 from maze.train.trainers.sac.working_copies import slow_bfloat16_warning
 from sac_test_support import sac_config, set_up
-from train_test_support import small_model_config
+from train_test_support import packaged_config, small_model_config
 
 PENDULUM = {"_target_": "maze.env.gym_adapter.gym_maze_env.make_gym_maze_env", "name": "Pendulum-v1"}
 
@@ -184,6 +187,50 @@ def test_resumed_run_continues_with_the_saved_critics_optimizers_and_entropy_coe
     resumed.run()
     summary = json.loads((tmp_path / "second" / "training_summary.json").read_text())
     assert summary["epochs"] == saved["epochs"] + 1  # n_epochs counts the total: one more epoch
+
+
+# --- the default distribution of Box actions ------------------------------------------------
+
+
+def box_distribution(runner: SACRunner) -> type:
+    distribution = runner.composer.distribution_mapper.distribution_class("action")
+    runner.trainer.workers.close()
+    runner.close()
+    return distribution
+
+
+def test_bounded_box_actions_get_squashed_gaussians_unless_the_model_maps_box(tmp_path: Path) -> None:
+    default_model = packaged_config("model", "flatten_concat")  # no distribution rules: Gaussian for PPO
+    default = set_up(tmp_path / "default", sac_config(env=PENDULUM, model=default_model))
+    recorded = yaml.safe_load((tmp_path / "default" / MODEL_CONFIG_FILE).read_text())
+    assert recorded["distribution_mapper_config"] == [SQUASHED_BOX_RULE]
+    assert box_distribution(default) is SquashedGaussianProbabilityDistribution
+    own_rule = {"action_space": "gymnasium.spaces.Box", "distribution": "DiagonalGaussianProbabilityDistribution"}
+    mapped = set_up(
+        tmp_path / "mapped", sac_config(env=PENDULUM, model={**default_model, "distribution_mapper_config": [own_rule]})
+    )
+    assert box_distribution(mapped) is DiagonalGaussianProbabilityDistribution
+
+
+def test_unbounded_box_actions_keep_the_gaussian() -> None:
+    bounded, unbounded = spaces.Box(-2.0, 2.0, (1,)), spaces.Box(-float("inf"), float("inf"), (1,))
+    assert runner_module._all_box_actions_bounded([spaces.Dict({"a": bounded, "b": spaces.Discrete(3)})])
+    assert not runner_module._all_box_actions_bounded([spaces.Dict({"a": bounded}), spaces.Dict({"b": unbounded})])
+    assert not runner_module._all_box_actions_bounded([spaces.Dict({"a": spaces.Discrete(3)})])
+
+
+def test_a_warm_start_keeps_the_box_distribution_of_its_input_run(tmp_path: Path) -> None:
+    default_model = packaged_config("model", "flatten_concat")
+    first = set_up(tmp_path / "first", sac_config(env=PENDULUM, model=default_model, n_epochs=1))
+    first.run()
+    stored = tmp_path / "first" / MODEL_CONFIG_FILE
+    resumed = set_up(tmp_path / "squashed", sac_config(env=PENDULUM, model=default_model, input_dir=tmp_path / "first"))
+    assert box_distribution(resumed) is SquashedGaussianProbabilityDistribution
+    unsquashed = yaml.safe_load(stored.read_text())
+    unsquashed["distribution_mapper_config"] = []  # as a run trained before SAC squashed by default
+    stored.write_text(yaml.safe_dump(unsquashed))
+    resumed = set_up(tmp_path / "gaussian", sac_config(env=PENDULUM, model=default_model, input_dir=tmp_path / "first"))
+    assert box_distribution(resumed) is DiagonalGaussianProbabilityDistribution
 
 
 # --- bad input ------------------------------------------------------------------------------

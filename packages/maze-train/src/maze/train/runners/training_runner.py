@@ -321,10 +321,16 @@ class TrainingRunner(Runner):
             return policy_config
         choice = bool(getattr(self.trainer_class, "state_independent_std", False))
         if self.input_run is not None:
-            stored = self.input_run.directory / MODEL_CONFIG_FILE
-            stored_policy = (load_untrusted_yaml(stored) or {}).get("policy") if stored.is_file() else None
+            stored_policy = self.stored_model_config().get("policy")
             choice = bool((stored_policy or {}).get("state_independent_std", False))
         return {**policy_config, "state_independent_std": choice}
+
+    def stored_model_config(self) -> dict[str, Any]:
+        """The model config the ``input_dir`` run was trained with (``{}`` without one or its file)."""
+        if self.input_run is None:
+            return {}
+        stored = self.input_run.directory / MODEL_CONFIG_FILE
+        return dict(load_untrusted_yaml(stored) or {}) if stored.is_file() else {}
 
     def _register_writers(self) -> None:
         figures = bool(self.cfg.get("tensorboard_figures", True))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any, Optional
 
 import yaml
+from gymnasium import spaces
 from maze.env.agent.policy import Policy
 from maze.env.errors import ConfigurationError
 from maze.env.utils.factory import Factory, resolve_target
@@ -29,6 +31,37 @@ from maze.train.trainers.sac.demonstrations import (
 logger = logging.getLogger(__name__)
 
 __all__ = ["SACRunner"]
+
+SQUASHED_BOX_RULE = {
+    "action_space": "gymnasium.spaces.Box",
+    "distribution": "maze.distributions.squashed_gaussian.SquashedGaussianProbabilityDistribution",
+}
+"""The distribution rule SAC puts first for bounded Box actions (the model's own rules still win).
+
+Unsquashed, a Gaussian's entropy grows without bound as its standard deviation does, and SAC
+maximizes entropy: on LunarLanderContinuous-v3 the default model's log-std ran to its clamp (an
+entropy of 12 for two action dimensions, the env clipping almost every action to a bound) and the
+evaluations stayed at -43 after 200,000 env steps, where stable-baselines3's SAC (always squashed)
+reached 254 (``tools/bench/results/defaults.md``)."""
+
+
+def _all_box_actions_bounded(action_spaces: Iterable[spaces.Dict]) -> bool:
+    """Whether the sub-steps' action spaces have Box heads and every one of them has finite bounds."""
+    boxes = [space for action_space in action_spaces for space in action_space.spaces.values()]
+    boxes = [space for space in boxes if isinstance(space, spaces.Box)]
+    return bool(boxes) and all(space.is_bounded() for space in boxes)
+
+
+def _has_box_rule(model: dict[str, Any]) -> bool:
+    """Whether the model's ``distribution_mapper_config`` has an ``action_space`` rule for Box."""
+    rules = model.get("distribution_mapper_config") or []
+    return any(isinstance(rule, dict) and _names_box(rule.get("action_space")) for rule in rules)
+
+
+def _names_box(space_class: Any) -> bool:
+    """Whether a rule's ``action_space`` (a class or a dotted path) is Box."""
+    name = space_class if isinstance(space_class, str) else getattr(space_class, "__name__", "")
+    return name.rsplit(".", 1)[-1] == "Box"
 
 
 class SACRunner(ActorCriticRunner):
@@ -78,12 +111,26 @@ class SACRunner(ActorCriticRunner):
             text = resources.files("maze.perception.conf.critic").joinpath(f"{name}.yaml").read_text()
             logger.info(f"SAC needs a state-action critic and the model has none: using critic={name}")
             model["critic"] = yaml.safe_load(text)["critic"]
+        if self._squashes_box_actions(model, env):
+            logger.info("SAC: Box actions use tanh-squashed Gaussians (the model maps no distribution for Box)")
+            rules = list(model.get("distribution_mapper_config") or [])
+            model["distribution_mapper_config"] = [SQUASHED_BOX_RULE, *rules]
         builder = model.get("model_builder")
         if isinstance(builder, dict) and builder.get("shared_embedding_keys"):
             logger.info("SAC: the Q networks read the observations, not the policy's shared embeddings")
             model["model_builder"] = {**builder, "shared_embedding_keys": []}
         self.cfg = {**self.cfg, "model": model}
         return super()._model_composer(env)
+
+    def _squashes_box_actions(self, model: dict[str, Any], env: Any) -> bool:
+        """Whether to put :data:`SQUASHED_BOX_RULE` first: all Box actions bounded and no rule names Box.
+
+        A warm start keeps the choice of the ``input_dir`` run, so its weights mean the same.
+        """
+        if self.input_run is not None:
+            stored_rules = self.stored_model_config().get("distribution_mapper_config") or []
+            return SQUASHED_BOX_RULE in stored_rules and not _has_box_rule(model)
+        return _all_box_actions_bounded(env.action_spaces_dict.values()) and not _has_box_rule(model)
 
     def setup_trainer(self, config: SACAlgorithmConfig) -> None:
         """Builds ``self.trainer`` (see the class docs)."""
