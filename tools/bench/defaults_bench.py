@@ -38,6 +38,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Optional
 
@@ -189,8 +190,10 @@ def run_seed(row: Row, seed: int, work_dir: Path, commit: str) -> list[CurveRun]
 
 
 def run_maze_pair(row: Row, seeds: Sequence[int], work_dir: Path, commit: str) -> list[CurveRun]:
-    """``row``'s maze runs of one or two seeds at the same time (``--maze-only``: two maze runs load the
-    machine as a maze and an SB3 run do)."""
+    """``row``'s maze runs of one or two seeds at the same time (``--maze-only``).
+
+    Two maze runs load the machine as a maze run and an SB3 run do, one core each.
+    """
     jobs = [lambda seed=seed: run_maze(row, seed, work_dir) for seed in seeds]
     return reported(row, run_together(jobs), commit)
 
@@ -271,6 +274,11 @@ def merged(kept: list[CurveRun], new: list[CurveRun]) -> list[CurveRun]:
     return sorted(runs, key=lambda run: (order.index(run.case) if run.case in order else len(order), run.seed))
 
 
+def pairs(seeds: Sequence[int]) -> list[Sequence[int]]:
+    """``seeds`` two at a time (the last alone if their number is odd)."""
+    return [seeds[start : start + 2] for start in range(0, len(seeds), 2)]
+
+
 def run_part(rows: Sequence[Row], seeds: Sequence[int], maze_only: bool = False) -> None:
     """Runs ``rows`` on ``seeds`` and merges them into the committed results (rewritten after every seed).
 
@@ -288,12 +296,12 @@ def run_part(rows: Sequence[Row], seeds: Sequence[int], maze_only: bool = False)
     with tempfile.TemporaryDirectory(prefix="maze-defaults-bench-") as tmp:
         baselines = baselines_of([row.env for row in ROWS], baselines, Path(tmp))  # cheap: the table's every row
         for row in rows:
-            for group in [seeds[start : start + 2] for start in range(0, len(seeds), 2)] if maze_only else seeds:
-                new += (
-                    run_maze_pair(row, group, Path(tmp), commit)
-                    if maze_only
-                    else run_seed(row, group, Path(tmp), commit)
-                )
+            if maze_only:
+                parts = [partial(run_maze_pair, row, pair) for pair in pairs(seeds)]
+            else:
+                parts = [partial(run_seed, row, seed) for seed in seeds]
+            for part in parts:
+                new += part(Path(tmp), commit)
                 defaults_report.write(ROWS, merged(kept, new), baselines, RESULTS_DIR)
     print(defaults_report.markdown(ROWS, merged(kept, new), baselines))
 

@@ -41,8 +41,8 @@ SQUASHED_BOX_RULE = {
 Unsquashed, a Gaussian's entropy grows without bound as its standard deviation does, and SAC
 maximizes entropy: on LunarLanderContinuous-v3 the default model's log-std ran to its clamp (an
 entropy of 12 for two action dimensions, the env clipping almost every action to a bound) and the
-evaluations stayed at -43 after 200,000 env steps, where stable-baselines3's SAC (always squashed)
-reached 254 (``tools/bench/results/defaults.md``)."""
+run early-stopped at 75,000 env steps with -43, where stable-baselines3's SAC (always squashed)
+reached 254 within 200,000; squashed, maze's reached 267 (``tools/bench/results/defaults.md``)."""
 
 
 def _all_box_actions_bounded(action_spaces: Iterable[spaces.Dict]) -> bool:
@@ -114,7 +114,7 @@ class SACRunner(ActorCriticRunner):
         if self._squashes_box_actions(model, env):
             logger.info("SAC: Box actions use tanh-squashed Gaussians (the model maps no distribution for Box)")
             rules = list(model.get("distribution_mapper_config") or [])
-            model["distribution_mapper_config"] = [SQUASHED_BOX_RULE, *rules]
+            model["distribution_mapper_config"] = [dict(SQUASHED_BOX_RULE), *rules]
         builder = model.get("model_builder")
         if isinstance(builder, dict) and builder.get("shared_embedding_keys"):
             logger.info("SAC: the Q networks read the observations, not the policy's shared embeddings")
