@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Any, Optional
 
@@ -11,9 +11,9 @@ import yaml
 from gymnasium import spaces
 from maze.env.agent.policy import Policy
 from maze.env.errors import ConfigurationError
-from maze.env.utils.factory import Factory, resolve_target
+from maze.env.utils.factory import Factory, resolve_target, to_plain_config
 from maze.perception.agent.torch_state_action_critic import TorchStateActionCritic
-from maze.perception.models.base_model_composer import build_model_composer
+from maze.perception.models.base_model_composer import build_distribution_mapper, build_model_composer
 from maze.perception.models.template_model_composer import TemplateModelComposer
 from maze.train.backends.base import ReplayWorkersRequest
 from maze.train.distributed.policy_factory import TorchPolicyFactory
@@ -52,16 +52,11 @@ def _all_box_actions_bounded(action_spaces: Iterable[spaces.Dict]) -> bool:
     return bool(boxes) and all(space.is_bounded() for space in boxes)
 
 
-def _has_box_rule(model: dict[str, Any]) -> bool:
-    """Whether the model's ``distribution_mapper_config`` has an ``action_space`` rule for Box."""
-    rules = model.get("distribution_mapper_config") or []
-    return any(isinstance(rule, dict) and _names_box(rule.get("action_space")) for rule in rules)
-
-
-def _names_box(space_class: Any) -> bool:
-    """Whether a rule's ``action_space`` (a class or a dotted path) is Box."""
-    name = space_class if isinstance(space_class, str) else getattr(space_class, "__name__", "")
-    return name.rsplit(".", 1)[-1] == "Box"
+def _head_distributions(action_spaces_dict: Mapping[Any, spaces.Dict], rules: list[Any]) -> list[type]:
+    """The distribution class the mapper gives every head under ``rules`` (sub-steps in order)."""
+    mapper = build_distribution_mapper(action_spaces_dict, rules)
+    mappers = mapper.values() if isinstance(mapper, dict) else [mapper]
+    return [each.distribution_class(head) for each in mappers for head in each.action_space.spaces]
 
 
 class SACRunner(ActorCriticRunner):
@@ -111,9 +106,9 @@ class SACRunner(ActorCriticRunner):
             text = resources.files("maze.perception.conf.critic").joinpath(f"{name}.yaml").read_text()
             logger.info(f"SAC needs a state-action critic and the model has none: using critic={name}")
             model["critic"] = yaml.safe_load(text)["critic"]
-        if self._squashes_box_actions(model, env):
+        rules = list(to_plain_config(model.get("distribution_mapper_config")) or [])
+        if self._squashes_box_actions(rules, env.action_spaces_dict):
             logger.info("SAC: Box actions use tanh-squashed Gaussians (the model maps no distribution for Box)")
-            rules = list(model.get("distribution_mapper_config") or [])
             model["distribution_mapper_config"] = [dict(SQUASHED_BOX_RULE), *rules]
         builder = model.get("model_builder")
         if isinstance(builder, dict) and builder.get("shared_embedding_keys"):
@@ -122,15 +117,21 @@ class SACRunner(ActorCriticRunner):
         self.cfg = {**self.cfg, "model": model}
         return super()._model_composer(env)
 
-    def _squashes_box_actions(self, model: dict[str, Any], env: Any) -> bool:
-        """Whether to put :data:`SQUASHED_BOX_RULE` first: all Box actions bounded and no rule names Box.
+    def _squashes_box_actions(self, rules: list[Any], action_spaces_dict: Mapping[Any, spaces.Dict]) -> bool:
+        """Whether to put :data:`SQUASHED_BOX_RULE` first: all Box actions bounded, and the rule changes a head.
 
-        A warm start keeps the choice of the ``input_dir`` run, so its weights mean the same.
+        The mapper itself decides: later rules and head rules beat the first one, so a model that maps
+        Box (or a Box head) on its own keeps its choice. A warm start keeps the choice of the
+        ``input_dir`` run, so its weights mean the same.
         """
         if self.input_run is not None:
             stored_rules = self.stored_model_config().get("distribution_mapper_config") or []
-            return SQUASHED_BOX_RULE in stored_rules and not _has_box_rule(model)
-        return _all_box_actions_bounded(env.action_spaces_dict.values()) and not _has_box_rule(model)
+            if SQUASHED_BOX_RULE not in stored_rules:
+                return False
+        elif not _all_box_actions_bounded(action_spaces_dict.values()):
+            return False
+        squashed = [dict(SQUASHED_BOX_RULE), *rules]
+        return _head_distributions(action_spaces_dict, squashed) != _head_distributions(action_spaces_dict, rules)
 
     def setup_trainer(self, config: SACAlgorithmConfig) -> None:
         """Builds ``self.trainer`` (see the class docs)."""
