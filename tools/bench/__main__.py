@@ -81,11 +81,11 @@ STANDALONE: dict[str, Callable[[bool], None]] = {
     "lunar": lunar_bench.main,  # PPO, A2C, IMPALA, SAC, ES on LunarLander at the RL-Zoo's budgets; SB3 beside PPO, A2C, SAC (~2.5 h)
     "ray": ray_bench.main,  # Ray rollouts and IMPALA actors against local processes, ~2 ms env steps; Ray start-up
     "recommend": recommend_bench.main,  # AgentDeployment.recommend latency on Cutting-2D, in-process vs 2 workers
-    "rllib": rllib_bench.main,
-    "rollout_choice": rollout_choice.main,  # maze-run -cn conf_rollout: runner=auto against sequential and parallel  # PPO time to solve CartPole: Maze on RLlib vs plain RLlib vs maze-run (needs maze-rllib)
+    "rllib": rllib_bench.main,  # PPO time to solve CartPole: Maze on RLlib vs plain RLlib vs maze-run (needs maze-rllib)
+    "rollout_choice": rollout_choice.main,  # maze-run -cn conf_rollout: runner=auto against sequential and parallel
     "sac": sac_bench.main,  # time to -200 on Pendulum against SB3 SAC
-    "tracking": tracking_bench.main,
-    "trajectories": trajectory_bench.main,  # trajectory files: data-only format vs pickles, write/read rates, bytes  # the quick-start command with logger=mlflow / wandb against TensorBoard only
+    "tracking": tracking_bench.main,  # the quick-start command with logger=mlflow / wandb against TensorBoard only
+    "trajectories": trajectory_bench.main,  # trajectory files: data-only format vs pickles, write/read rates, bytes
 }
 """Suites that run their own subprocesses and write their own tables: name -> ``main(quick)``."""
 
