@@ -130,13 +130,16 @@ def markdown(results: list[Figures]) -> str:
         )
     lines.append("")
     for case in CASES:
-        means = [figures.train_reward["mean"] for figures in results if figures.case == case.name]
-        if len(means) > 1:
+        runs = [figures for figures in results if figures.case == case.name]
+        if len(runs) > 1:
+            means = [figures.train_reward["mean"] for figures in runs]
+            seeds = ", ".join(str(figures.seed) for figures in runs)
             each = ", ".join(f"{mean:.2f}" for mean in means)
-            lines.append(
-                f"{case.name}, seeds {', '.join(map(str, case.seeds))}: train reward mean of the last epoch, "
-                f"median {statistics.median(means):.2f}, mean {statistics.mean(means):.2f} (each: {each}).\n"
-            )
+            lines += [
+                f"{case.name}, seeds {seeds}: train reward mean of the last epoch, "
+                f"median {statistics.median(means):.2f}, mean {statistics.mean(means):.2f} (each: {each}).",
+                "",
+            ]
     lines += [
         "Commands (`runner=dev`, documented PPO defaults otherwise: 10 updates of 8 envs x 256 steps "
         "per epoch = 20,480 env steps; the structured env's env step is two sub-steps):",
