@@ -75,7 +75,8 @@ def stop_after_an_epoch_that_is_not_the_best(run_dir: Path, stop: signal.Signals
         process.wait(timeout=30)
     while (line := lines.get(timeout=30)) is not None:
         printed.append(line)
-    assert process.returncode == (-signal.SIGKILL if stop == signal.SIGKILL else 128 + stop)
+    expected = -signal.SIGKILL if stop == signal.SIGKILL else 128 + stop
+    assert process.returncode == expected, f"exit status {process.returncode}, output:\n" + "".join(printed[-60:])
     return "".join(printed)
 
 

@@ -7,6 +7,9 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+from maze.rl.cli import Terminated, _sigterm_as_interrupt
+from maze.train.termination import raise_lost_sigterm
 from test_cli import maze_run_environment, maze_run_executable
 
 
@@ -30,3 +33,20 @@ def test_sigterm_ends_a_job_with_one_line_naming_its_outputs(tmp_path: Path) -> 
     assert f"Interrupted (SIGTERM). The outputs so far are in {tmp_path / 'run'}" in (
         next((tmp_path / "run").rglob("maze_cli.log")).read_text()
     )
+
+
+def test_a_sigterm_a_finalizer_lost_is_noted_in_one_line_and_raised_again_by_the_epoch_loops_check(capsys) -> None:
+    class SignalledWhileCollected:
+        def __del__(self) -> None:
+            signal.raise_signal(signal.SIGTERM)  # the handler raises here, where Python can only drop the exception
+
+    with _sigterm_as_interrupt():
+        SignalledWhileCollected()  # collected at once
+        with pytest.raises(Terminated):
+            raise_lost_sigterm()
+    raise_lost_sigterm()  # the record ends with the handler
+
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    note = capsys.readouterr().err
+    assert note.startswith("SIGTERM arrived in a finalizer in <function ") and "SignalledWhileCollected.__del__" in note
+    assert note.endswith("; a training job stops before its next epoch\n") and note.count("\n") == 1

@@ -27,6 +27,7 @@ from maze.train.backends import processes
 from maze.train.optim import Adam, RMSprop
 from maze.train.runners.env_factory import AUTO_ENVS, build_vector_env, prefers_worker_processes
 from maze.train.tensorboard import read_scalars, read_texts
+from maze.train.termination import Terminated, clear_sigterm, record_sigterm
 from maze.train.trainers.a2c import A2CAlgorithmConfig
 from maze.train.trainers.impala.runner import ImpalaRunner
 from runner_test_support import A2C, PPO, VECTOR_OBS_WRAPPERS, job_config, same_state, set_up
@@ -369,6 +370,26 @@ def test_an_interrupted_run_writes_its_training_summary(tmp_path: Path, monkeypa
     assert summary["stop_reason"] == "interrupted (KeyboardInterrupt)"
     assert (summary["epochs"], summary["env_steps"], summary["run_env_steps"]) == (1, 48 * 2, 48 * 2)  # 3 rollouts
     assert summary["train_seconds"] > 0 and summary["best_eval_reward"] is not None
+
+
+def test_a_sigterm_whose_exception_was_lost_ends_the_run_before_the_next_epoch(tmp_path: Path, monkeypatch) -> None:
+    runner = set_up(tmp_path, job_config(n_epochs=3))
+    collect = runner.trainer.collector.collect
+
+    def lose_a_sigterm(policy: Any) -> Any:
+        record_sigterm()  # as maze-run's handler does where Python drops its exception
+        return collect(policy)
+
+    monkeypatch.setattr(runner.trainer.collector, "collect", lose_a_sigterm)
+    try:
+        with pytest.raises(Terminated):
+            runner.run()
+    finally:
+        clear_sigterm()
+
+    summary = json.loads((tmp_path / "training_summary.json").read_text())
+    assert summary["stop_reason"] == "interrupted (Terminated)" and summary["epochs"] == 1
+    assert training_state(tmp_path)["epochs"] == 1  # the epoch it trained in is checkpointed
 
 
 def test_a_model_of_input_dir_that_reaches_the_target_stops_before_training(

@@ -43,6 +43,7 @@ from typing import Any, Optional
 
 from maze.env.errors import MazeError
 from maze.rl.startup_gc import pause_garbage_collection
+from maze.train.termination import Terminated, clear_sigterm, record_sigterm
 
 __all__ = [
     "CONFIG_PATH",
@@ -70,10 +71,6 @@ _FULL_ERROR_VARIABLE = "HYDRA_FULL_ERROR"
 
 class JobFailedError(Exception):
     """A job failed; its error has been reported on stderr and in its ``maze_cli.log``."""
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM reached ``maze-run``: raised where Ctrl-C raises KeyboardInterrupt, and handled the same way."""
 
 
 def main() -> None:
@@ -158,27 +155,42 @@ def console_main() -> None:
 def _sigterm_as_interrupt() -> Iterator[None]:
     """While the jobs run, SIGTERM raises :class:`Terminated` in this process, so it ends a job like Ctrl-C.
 
-    Worker processes forked meanwhile inherit the handler; in them SIGTERM keeps its default
-    action (the main process stops its workers itself). A SIGTERM handler installed by someone
-    else, an ignored SIGTERM and calls off the main thread are left alone.
+    The signal is also recorded, so that a training job whose :class:`Terminated` Python lost
+    (see :mod:`maze.train.termination`) ends before its next epoch; a finalizer that lost it
+    prints one line saying so instead of a traceback. Worker processes forked meanwhile
+    inherit the handler; in them SIGTERM keeps its default action (the main process stops its
+    workers itself). A SIGTERM handler installed by someone else, an ignored SIGTERM and calls
+    off the main thread are left alone.
     """
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
         yield
         return
     owner = os.getpid()
+    report_unraisable = sys.unraisablehook
 
     def terminate(signum: int, frame: Any) -> None:
         if os.getpid() != owner:  # a forked worker: end as SIGTERM ends it by default
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGTERM)
             return
+        record_sigterm()
         raise Terminated()
 
+    def note_lost_sigterm(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, Terminated):
+            report_unraisable(unraisable)
+            return
+        where = f" in {unraisable.object!r}" if unraisable.object is not None else ""
+        print(f"SIGTERM arrived in a finalizer{where}; a training job stops before its next epoch", file=sys.stderr)
+
     signal.signal(signal.SIGTERM, terminate)
+    sys.unraisablehook = note_lost_sigterm
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        sys.unraisablehook = report_unraisable
+        clear_sigterm()
 
 
 def _cause(interruption: KeyboardInterrupt) -> str:

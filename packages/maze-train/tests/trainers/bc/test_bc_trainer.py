@@ -15,6 +15,7 @@ from maze.env.trajectory_recording.spaces_records import SpacesRecord
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.serialization import load_state_dict_file
+from maze.train.termination import Terminated, clear_sigterm, record_sigterm
 from maze.train.trainers import BestModelSelection
 from maze.train.trainers.bc import (
     BCAlgorithmConfig,
@@ -117,6 +118,24 @@ def test_bc_clones_a_multi_step_teacher_and_keeps_the_best_model(tmp_path: Path,
     assert state["trainer"] == "BCTrainer" and checkpoint_file(tmp_path, "optimizer.pt").is_file()
     stored = load_state_dict_file(tmp_path / "state_dict.pt")
     assert set(stored) == {"policy_0", "policy_1"}
+
+
+def test_a_sigterm_whose_exception_was_lost_ends_bc_before_the_next_epoch(
+    tmp_path: Path, recorder, monkeypatch
+) -> None:
+    evaluate = BCTrainer.evaluate
+
+    def lose_a_sigterm(trainer: BCTrainer, epoch: Any = None) -> float:
+        record_sigterm()  # as maze-run's handler does where Python drops its exception
+        return evaluate(trainer, epoch)
+
+    monkeypatch.setattr(BCTrainer, "evaluate", lose_a_sigterm)
+    try:
+        with pytest.raises(Terminated):
+            train_multi_step(tmp_path, recorder, n_epochs=3)
+    finally:
+        clear_sigterm()
+    assert training_state(tmp_path)["epochs"] == 1  # the epoch it trained in is checkpointed
 
 
 def test_evaluations_every_k_iterations_and_at_epoch_ends(tmp_path: Path, recorder, capsys) -> None:

@@ -25,6 +25,7 @@ from maze.train.evaluators.background import BackgroundEvaluation
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import NonFiniteGuard
 from maze.train.progress import TrainingProgress
+from maze.train.termination import raise_lost_sigterm
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ class EpochLoopTrainer(ResumableTrainer):
         first = True
         try:
             while stop is None:
+                raise_lost_sigterm()
                 spent = self._limit_reached(limit, check_budget=not first)
                 if spent is not None:  # the last epoch's evaluation may still be running
                     stop = (False, spent)

@@ -13,6 +13,7 @@ from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.train.core.training_state import ResumableTrainer, TrainingResult
 from maze.train.guards import NonFiniteGuard
+from maze.train.termination import raise_lost_sigterm
 from maze.train.trainers.bc.config import BCAlgorithmConfig, build_optimizer
 from maze.train.trainers.bc.data import ImitationData, NetworkBatch
 from maze.train.trainers.bc.events import ImitationEvents, ImitationStats
@@ -125,6 +126,7 @@ class BCTrainer(ResumableTrainer):
         self.policy.train()
         stop = f"{limit} epochs done"
         while self.epochs_done < limit:
+            raise_lost_sigterm()
             start = time.perf_counter()
             self.guard.epoch = self.epochs_done
             for batch in self.data.minibatches(self.config.batch_size, self._generator):
