@@ -36,6 +36,8 @@ from packages import PACKAGES, by_name, engine_test_dirs, install_order  # noqa:
 
 CONSTRAINTS = ("-c", str(ROOT / "tools" / "constraints.txt"))
 PYTHON = "3.11"
+PYTEST = ("pytest", "-q", "-p", "no:cacheprovider", "--durations=10")
+"""How every session runs pytest: quiet, no cache in the tree, and its ten slowest tests listed (CI's log shows where the time goes)."""
 SHARED_SESSION_NAMES = [package.name for package in PACKAGES if package.own_session is None]
 """The packages the ``tests`` and ``integration`` sessions test (the others have a session of their own)."""
 
@@ -137,7 +139,7 @@ def run_engine_tests(session: nox.Session, engine: str, env: dict[str, str], top
     """
     folders = [str(path.relative_to(ROOT)) for path in engine_test_dirs(engine)] + list(top_level)
     session.chdir(ROOT)
-    session.run("pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}", *folders, *session.posargs, env=env)
+    session.run(*PYTEST, f"--rootdir={ROOT}", *folders, *session.posargs, env=env)
 
 
 @nox_session(python=PYTHON)
@@ -154,10 +156,7 @@ def tests(session: nox.Session, package: str) -> None:
     session.chdir(package_dir)
     ignored = [f"--ignore={folder}" for _, folder in spec.engine_tests]
     session.run(
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+        *PYTEST,
         *ignored,
         *session.posargs,
         env={"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"},
@@ -175,7 +174,7 @@ def integration(session: nox.Session) -> None:
         session, *SHARED_SESSION_NAMES, extra=("pytest", "pandas", "ipywidgets", "gymnasium[box2d]", *onnx)
     )
     session.chdir(ROOT)
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/integration", *session.posargs)
+    session.run(*PYTEST, "tests/integration", *session.posargs)
 
 
 @nox_session(python=PYTHON)
@@ -205,10 +204,7 @@ def examples(session: nox.Session) -> None:
     session.chdir(ROOT)
     # examples/agent_service runs in the session 'service' (a torch-free venv of its own)
     session.run(
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+        *PYTEST,
         "examples",
         "--ignore=examples/agent_service",
         *session.posargs,
@@ -252,7 +248,7 @@ def service(session: nox.Session) -> None:
         "MAZE_SERVICE_CUTTING_DIR": str(cutting_dir / "onnx"),
         "OMP_NUM_THREADS": "1",
     }
-    session.run("pytest", "-q", "-p", "no:cacheprovider", str(example), *session.posargs, env=env)
+    session.run(*PYTEST, str(example), *session.posargs, env=env)
 
 
 @nox_session(python=PYTHON)
@@ -353,7 +349,7 @@ def docs(session: nox.Session) -> None:
     finally:
         shutil.rmtree(site, ignore_errors=True)
     env = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "docs/test_code_blocks.py", *session.posargs, env=env)
+    session.run(*PYTEST, "docs/test_code_blocks.py", *session.posargs, env=env)
 
 
 @nox_session(python=PYTHON)
