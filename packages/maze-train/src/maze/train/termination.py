@@ -5,7 +5,7 @@
 loses an exception raised in a few places: inside a finalizer (``__del__``, a weakref callback;
 Python prints "Exception ignored in ...") and inside Python code that C code calls and whose
 errors it clears (``PyObject_HasAttr`` and ``PyDict_GetItem`` do). A SIGTERM that lands there
-would leave the job training on to its end and exiting 0, as one CI run saw.
+would leave the job training on to its end and exiting 0 (what one CI run's SIGTERM test saw).
 
 So the handler also records the signal (:func:`record_sigterm`), and the trainers' epoch loops
 call :func:`raise_lost_sigterm` before every epoch: a recorded SIGTERM that has not ended the
