@@ -18,6 +18,7 @@ from checkpoint_test_support import checkpoint_dir, checkpoint_file, rewrite_che
 from maze.env.errors import ConfigurationError
 from maze.env.gym_adapter.gym_maze_env import GymMazeEnv
 from maze.env.log_stats.global_state import GlobalLogState
+from maze.env.utils.termination import Terminated, clear_sigterm, record_sigterm
 from maze.env.vector.sequential import SequentialVectorEnv
 from maze.env.vector.subproc import SubprocVectorEnv
 from maze.perception.models.base_model_composer import build_model_composer
@@ -27,7 +28,6 @@ from maze.train.backends import processes
 from maze.train.optim import Adam, RMSprop
 from maze.train.runners.env_factory import AUTO_ENVS, build_vector_env, prefers_worker_processes
 from maze.train.tensorboard import read_scalars, read_texts
-from maze.train.termination import Terminated, clear_sigterm, record_sigterm
 from maze.train.trainers.a2c import A2CAlgorithmConfig
 from maze.train.trainers.impala.runner import ImpalaRunner
 from runner_test_support import A2C, PPO, VECTOR_OBS_WRAPPERS, job_config, same_state, set_up

@@ -42,8 +42,8 @@ from collections.abc import Iterator
 from typing import Any, Optional
 
 from maze.env.errors import MazeError
+from maze.env.utils.termination import Terminated, clear_sigterm, record_sigterm
 from maze.rl.startup_gc import pause_garbage_collection
-from maze.train.termination import Terminated, clear_sigterm, record_sigterm
 
 __all__ = [
     "CONFIG_PATH",
@@ -156,7 +156,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
     """While the jobs run, SIGTERM raises :class:`Terminated` in this process, so it ends a job like Ctrl-C.
 
     The signal is also recorded, so that a training job whose :class:`Terminated` Python lost
-    (see :mod:`maze.train.termination`) ends before its next epoch; a finalizer that lost it
+    (see :mod:`maze.env.utils.termination`) ends before its next epoch; a finalizer that lost it
     prints one line saying so instead of a traceback. Worker processes forked meanwhile
     inherit the handler; in them SIGTERM keeps its default action (the main process stops its
     workers itself). A SIGTERM handler installed by someone else, an ignored SIGTERM and calls

@@ -12,10 +12,10 @@ from checkpoint_test_support import checkpoint_file, training_state
 from maze.env.core.actor import ActorID
 from maze.env.errors import ConfigurationError
 from maze.env.trajectory_recording.spaces_records import SpacesRecord
+from maze.env.utils.termination import Terminated, clear_sigterm, record_sigterm
 from maze.perception.models.base_model_composer import build_model_composer
 from maze.perception.models.spaces_config import SpacesConfig
 from maze.perception.serialization import load_state_dict_file
-from maze.train.termination import Terminated, clear_sigterm, record_sigterm
 from maze.train.trainers import BestModelSelection
 from maze.train.trainers.bc import (
     BCAlgorithmConfig,

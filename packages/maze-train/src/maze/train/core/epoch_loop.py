@@ -20,12 +20,12 @@ from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
 from maze.env.log_stats.log_stats import LogStats
 from maze.env.log_stats.log_stats_env import stats_value
 from maze.env.log_stats.vector_stats import collect_episode_stats
+from maze.env.utils.termination import raise_lost_sigterm
 from maze.train.core.training_state import ResumableTrainer, TrainingResult
 from maze.train.evaluators.background import BackgroundEvaluation
 from maze.train.event_log import TrainerEventLog
 from maze.train.guards import NonFiniteGuard
 from maze.train.progress import TrainingProgress
-from maze.train.termination import raise_lost_sigterm
 
 logger = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ from typing import Any, Optional
 import numpy as np
 import torch
 from maze.env.log_stats.global_state import get_stats_logger, increment_log_step
+from maze.env.utils.termination import raise_lost_sigterm
 from maze.perception.agent.torch_policy import TorchPolicy
 from maze.train.core.training_state import ResumableTrainer, TrainingResult
 from maze.train.guards import NonFiniteGuard
-from maze.train.termination import raise_lost_sigterm
 from maze.train.trainers.bc.config import BCAlgorithmConfig, build_optimizer
 from maze.train.trainers.bc.data import ImitationData, NetworkBatch
 from maze.train.trainers.bc.events import ImitationEvents, ImitationStats

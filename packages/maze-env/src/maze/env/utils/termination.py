@@ -8,9 +8,13 @@ errors it clears (``PyObject_HasAttr`` and ``PyDict_GetItem`` do). A SIGTERM tha
 would leave the job training on to its end and exiting 0 (what one CI run's SIGTERM test saw).
 
 So the handler also records the signal (:func:`record_sigterm`), and the trainers' epoch loops
-call :func:`raise_lost_sigterm` before every epoch: a recorded SIGTERM that has not ended the
-job ends it there, after the last epoch's checkpoint was written. Nothing is recorded outside
-``maze-run``'s handler (a notebook, a test), so the check costs one flag read per epoch.
+(maze-train) call :func:`raise_lost_sigterm` before every epoch: a recorded SIGTERM that has not
+ended the job ends it there, after the last epoch's checkpoint was written. Nothing is recorded
+outside ``maze-run``'s handler (a notebook, a test), so the check costs one flag read per epoch.
+
+It lives in maze-env, beside the other signal helper (:mod:`maze.env.utils.timeout`), because
+``maze-run`` installs the handler before it knows the job and ``maze-run --help`` must not import
+maze-train (start-up time); maze-env is imported by then anyway.
 """
 
 from __future__ import annotations
