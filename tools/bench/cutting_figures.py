@@ -91,8 +91,8 @@ def run_case(executable: str, case: Case, epochs: int, seed: int, work_dir: Path
     """Trains one documented command on ``seed`` for ``epochs`` epochs and reads its figures from TensorBoard."""
     run_dir = work_dir / f"{case.name.split(':')[0].replace(' ', '-')}-seed{seed}"
     arguments = ["-cn", "conf_train", *case.overrides.split(), "algorithm=ppo", *case.algorithm_overrides.split()]
-    arguments.append("runner=dev")
-    arguments += [f"algorithm.n_epochs={epochs}", f"seeding.env_base_seed={seed}", f"seeding.agent_base_seed={seed}"]
+    arguments += ["runner=dev", f"algorithm.n_epochs={epochs}"]
+    arguments += [f"seeding.env_base_seed={seed}", f"seeding.agent_base_seed={seed}"]
     print(f"  {case.name}, seed {seed}: {epochs} epochs ...", flush=True)
     subprocess.run(
         [executable, *arguments, f"hydra.run.dir={run_dir}"],

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from maze.env.utils.termination import raise_lost_sigterm
-from maze.rl.cli import Terminated, _sigterm_as_interrupt
+from maze.env.utils.termination import Terminated, raise_lost_sigterm
+from maze.rl.cli import _sigterm_as_interrupt
 from test_cli import maze_run_environment, maze_run_executable
 
 
